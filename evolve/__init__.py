@@ -1,0 +1,8 @@
+"""trick-evolve: evolve and benchmark agents for Spades, Euchre, Sueca and Jass."""
+
+__version__ = "0.1.0"
+
+from evolve.api import PlayResult, play  # noqa: E402
+from evolve.games.registry import GAMES, make_game  # noqa: E402
+
+__all__ = ["GAMES", "PlayResult", "make_game", "play", "__version__"]

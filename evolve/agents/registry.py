@@ -1,0 +1,151 @@
+"""The agent registry: names usable in arena seats, configs and benchmarks.
+
+A seat string is ``name`` or ``name:key=value,key=value``, for example
+``random:bidder=simple``. Every agent resolves to an ``AgentSpec``: plain numbers (kinds
+and parameter vectors) that the Numba engine dispatches on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from evolve.agents.policy import (
+    BID_KIND,
+    BID_OFFSETS,
+    BID_RANDOM,
+    BID_SIMPLE,
+    PLAY_KIND,
+    PLAY_OFFSETS,
+    PLAY_RANDOM,
+    SEAT_INTS,
+)
+from evolve.errors import UsageError
+from evolve.games.common import Option
+
+BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE}
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One seat's agent as data: card-play kind and parameters, bidder kind and parameters."""
+
+    name: str
+    play_kind: int
+    play_params: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    bid_kind: int = BID_RANDOM
+    bid_params: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass(frozen=True)
+class AgentDef:
+    """A registered agent: how to build its spec from options, and where it applies."""
+
+    name: str
+    describe: str
+    make: Callable[[dict, Any], AgentSpec]
+    options: dict[str, Option]
+    games: tuple[str, ...] = ("spades", "euchre", "sueca", "jass")
+
+
+AGENTS: dict[str, AgentDef] = {}
+
+BIDDER_OPTIONS = {
+    "bidder": Option("random", "bids and trump calls: random | simple (rule-based)", tuple(BIDDERS)),
+    "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
+    "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
+    "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
+}
+
+
+def register(agent: AgentDef) -> AgentDef:
+    """Add an agent to the registry (names are unique)."""
+    if agent.name in AGENTS:
+        raise ValueError(f"agent {agent.name!r} registered twice")
+    AGENTS[agent.name] = agent
+    return agent
+
+
+def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
+    """Bidder kind and parameters from the shared bidder options."""
+    thresholds = [opts["order"], opts["call"], opts["alone"]]
+    defaults = [260, 260, 420]
+    params = np.array([(t if t >= 0 else d) / 100.0 for t, d in zip(thresholds, defaults)])
+    return BIDDERS[opts["bidder"]], params
+
+
+def _make_random(opts: dict, game) -> AgentSpec:
+    kind, params = bidder_from(opts)
+    return AgentSpec("random", PLAY_RANDOM, np.zeros(0), kind, params)
+
+
+register(AgentDef("random", "a uniformly random legal card", _make_random, dict(BIDDER_OPTIONS)))
+
+
+def parse_seat(text: str, game) -> AgentSpec:
+    """Resolve a seat string such as ``random:bidder=simple`` for ``game``."""
+    if isinstance(text, AgentSpec):
+        return text
+    name, _, rest = str(text).strip().partition(":")
+    agent = AGENTS.get(name)
+    if agent is None:
+        raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENTS)}")
+    if game.name not in agent.games:
+        raise UsageError(f"agent {name!r} does not play {game.name}; it plays: {', '.join(agent.games)}")
+    opts = {k: o.default for k, o in agent.options.items()}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"agent option {item!r} in seat {text!r} is not key=value")
+        opt = agent.options.get(key)
+        if opt is None:
+            valid = ", ".join(agent.options) or "none"
+            raise UsageError(f"unknown option {key!r} for agent {name!r}; valid options: {valid}")
+        try:
+            opts[key] = opt.parse(key, value)
+        except ValueError as e:
+            raise UsageError(f"agent {name!r}: {e}") from None
+    return agent.make(opts, game)
+
+
+def parse_seats(seats, game) -> list[AgentSpec]:
+    """Four seats from a comma-separated string or a list (one entry fills all four)."""
+    if isinstance(seats, str):
+        seats = split_seats(seats)
+    seats = list(seats)
+    if len(seats) == 1:
+        seats = seats * 4
+    if len(seats) != 4:
+        raise UsageError(f"expected 4 seats (or 1 for all four), got {len(seats)}: {seats}")
+    return [parse_seat(s, game) for s in seats]
+
+
+def split_seats(text: str) -> list[str]:
+    """Split ``a,b:x=1,y=2,c`` into seats: a comma followed by ``key=`` continues options."""
+    parts: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        if parts and "=" in piece.split(":")[0] and ":" in parts[-1]:
+            parts[-1] += "," + piece
+        else:
+            parts.append(piece)
+    return parts
+
+
+def pack_seats(specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's ``(seat_ints, seat_params)`` arrays for four agent specs."""
+    ints = np.zeros(SEAT_INTS, np.int64)
+    chunks = []
+    pos = 0
+    for base, kind_at, field_name in ((PLAY_OFFSETS, PLAY_KIND, "play"), (BID_OFFSETS, BID_KIND, "bid")):
+        for s, spec in enumerate(specs):
+            ints[kind_at + s] = getattr(spec, f"{field_name}_kind")
+            values = np.asarray(getattr(spec, f"{field_name}_params"), np.float64).ravel()
+            ints[base + s] = pos
+            chunks.append(values)
+            pos += len(values)
+        ints[base + 4] = pos
+    params = np.concatenate(chunks) if pos else np.zeros(1)
+    return ints, params

@@ -1,0 +1,107 @@
+"""Batch driver: many deals in one Numba call, and games built from consecutive deals.
+
+Deal ``i`` of a run with seed ``s`` is fully determined by ``(s, i)``: the deck shuffle
+uses the stream (key, i, 0) and seat ``k``'s agent the stream (key, i, 1 + k), where
+``key`` comes from ``numpy.random.SeedSequence(s)``. Chunks of deals can therefore be
+played by any number of workers and give identical results.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evolve.games import euchre, jass, spades, sueca
+from evolve.games.bits import DEAL_STREAM, N_STREAMS, below, kernel, stream_state
+from evolve.games.rules import GAME_EUCHRE, GAME_JASS, GAME_SPADES, GAME_SUECA, P_GAME, P_N_CARDS
+from evolve.games.state import PUB_SIZE, reset_pub
+
+
+@kernel
+def shuffle(deck, rngs, stream):
+    """Fisher-Yates shuffle of ``deck`` in place with random stream ``stream``."""
+    for c in range(deck.shape[0] - 1, 0, -1):
+        k = below(rngs, stream, c + 1)
+        t = deck[c]
+        deck[c] = deck[k]
+        deck[k] = t
+
+
+@njit(cache=True)
+def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec):
+    """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
+
+    ``decks`` is either empty (shuffle from the deal stream) or holds one deck order per
+    deal; ``dealers`` holds the dealer of each deal."""
+    n_cards = rules[P_N_CARDS]
+    game = rules[P_GAME]
+    deck = np.empty(n_cards, np.int64)
+    pub = np.empty(PUB_SIZE, np.int64)
+    hands = np.zeros(4, np.uint64)
+    rngs = np.empty(N_STREAMS, np.uint64)
+    given = decks.shape[0] > 0
+    for j in range(n):
+        idx = start + j
+        rngs[DEAL_STREAM] = stream_state(key, idx, 0)
+        for s in range(4):
+            rngs[s] = stream_state(key, idx, 1 + s)
+        if given:
+            for c in range(n_cards):
+                deck[c] = decks[j, c]
+        else:
+            for c in range(n_cards):
+                deck[c] = c
+            shuffle(deck, rngs, DEAL_STREAM)
+        dealer = dealers[j]
+        reset_pub(pub, dealer)
+        rec.dealer[j] = dealer
+        if game == GAME_SPADES:
+            spades.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+        elif game == GAME_EUCHRE:
+            euchre.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+        elif game == GAME_SUECA:
+            sueca.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+        elif game == GAME_JASS:
+            jass.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+
+
+@njit(cache=True)
+def accumulate_games(score, bags, n_sides, target, bag_limit):
+    """Group consecutive deals into games to ``target`` (0: every deal stands alone).
+
+    Returns per deal: game index, cumulative game score per side after the deal (with the
+    Spades bag penalty of -100 per ``bag_limit`` accumulated bags, if ``bag_limit`` > 0),
+    and the winning side of a game that ends on this deal (-1 otherwise). A game ends when
+    a side reaches the target with a strictly highest score."""
+    n = score.shape[0]
+    game_id = np.zeros(n, np.int64)
+    game_score = np.zeros((n, n_sides), np.int64)
+    winner = np.full(n, -1, np.int64)
+    current = np.zeros(n_sides, np.int64)
+    bag_count = np.zeros(n_sides, np.int64)
+    g = 0
+    for i in range(n):
+        for s in range(n_sides):
+            current[s] += score[i, s]
+            if bag_limit > 0:
+                bag_count[s] += bags[i, s]
+                while bag_count[s] >= bag_limit:
+                    bag_count[s] -= bag_limit
+                    current[s] -= 100
+            game_score[i, s] = current[s]
+        game_id[i] = g
+        if target > 0:
+            best = 0
+            for s in range(1, n_sides):
+                if current[s] > current[best]:
+                    best = s
+            unique = True
+            for s in range(n_sides):
+                if s != best and current[s] == current[best]:
+                    unique = False
+            if current[best] >= target and unique:
+                winner[i] = best
+                g += 1
+                current[:] = 0
+                bag_count[:] = 0
+    return game_id, game_score, winner

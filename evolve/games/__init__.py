@@ -1,0 +1,16 @@
+"""Games on the shared trick engine: ``bits`` and ``rules`` (pure Numba rules), ``tricks``
+(the trick loop), one module per game, and ``registry`` (names, options, ``make_game``).
+
+The registry names are re-exported lazily so that low-level modules (``bits``,
+``rules``) can be imported by agents without importing every game.
+"""
+
+from __future__ import annotations
+
+
+def __getattr__(name):
+    if name in ("GAMES", "Game", "make_game"):
+        from evolve.games import registry
+
+        return getattr(registry, name)
+    raise AttributeError(name)

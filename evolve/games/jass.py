@@ -1,0 +1,125 @@
+"""Jass (Schieber): 36 cards (6..A), nine each, six trump modes, 157 points per deal.
+
+Card id = suit * 9 + rank; suits D, H, S, C (0..3, jass-kit's order); ranks 6, 7, 8, 9,
+10, J, Q, K, A (0..8). Modes 0..3: that suit is trump; 4 Obe-abe (top-down), 5 Une-ufe
+(bottom-up). Trump order J (Buur) > 9 (Nell) > A > K > Q > 10 > 8 > 7 > 6.
+
+The forehand (seat after the dealer) declares a mode or pushes; after a push its partner
+must declare. The forehand leads either way. Legality: see ``rules.jass_legal``.
+Points per SPEC §1.4, last trick +5 (157). ``match_bonus``: all nine tricks +100.
+``multipliers``: diamonds/hearts x1, spades/clubs x2, Obe/Une x3 on the hand score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evolve.games.bits import kernel
+
+from evolve.agents.policy import JASS_PUSH, choose_jass_mode
+from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.rules import (
+    GAME_JASS,
+    LEGAL_JASS,
+    P_BUUR_RANK,
+    P_GAME,
+    P_HAND,
+    P_LAST_BONUS,
+    P_LEGALITY,
+    P_MATCH_BONUS,
+    P_N_CARDS,
+    P_N_MODES,
+    P_N_RANKS,
+    P_N_TRICKS,
+    P_PARTNERSHIP,
+    P_TARGET,
+    make_rules,
+    multiplier_of,
+)
+from evolve.games.state import CALLS, MAKER, MODE, PUSHED
+from evolve.games.tricks import play_tricks, record_play
+
+OBE, UNE = 4, 5
+# face index: 6 7 8 9 10 J Q K A
+_TRUMP_RANK = (0, 1, 2, 7, 3, 8, 4, 5, 6)
+_TRUMP_POINTS = (0, 0, 0, 14, 10, 20, 3, 4, 11)
+_SIDE_POINTS = (0, 0, 0, 0, 10, 2, 3, 4, 11)
+_OBE_POINTS = (0, 0, 8, 0, 10, 2, 3, 4, 11)
+_UNE_POINTS = (11, 0, 8, 0, 10, 2, 3, 4, 0)
+_MULTIPLIER = (1, 1, 2, 2, 3, 3)
+
+OPTIONS = {
+    "match_bonus": Option(False, "taking all nine tricks adds 100 points (257)", kind=bool),
+    "multipliers": Option(False, "hand scores x1 (D, H), x2 (S, C), x3 (Obe, Une)", kind=bool),
+    "target": Option(0, "game target in points, e.g. 2500 (0: no games)", kind=int, minimum=0),
+}
+
+
+def build(opts: dict):
+    """Rules tables for the six Jass modes."""
+    suit = np.zeros((6, 36), np.int64)
+    rank = np.zeros((6, 36), np.int64)
+    points = np.zeros((6, 36), np.int64)
+    strength = np.zeros((6, 36), np.int64)
+    for m in range(6):
+        for c in range(36):
+            s, r = divmod(c, 9)
+            suit[m, c] = s
+            if m == s:
+                rank[m, c], points[m, c] = _TRUMP_RANK[r], _TRUMP_POINTS[r]
+                strength[m, c] = 100 + rank[m, c]
+            elif m == UNE:
+                rank[m, c], points[m, c] = 8 - r, _UNE_POINTS[r]
+                strength[m, c] = rank[m, c]
+            else:
+                rank[m, c] = r
+                points[m, c] = _OBE_POINTS[r] if m == OBE else _SIDE_POINTS[r]
+                strength[m, c] = r
+    mult = np.array(_MULTIPLIER) if opts["multipliers"] else np.ones(6)
+    params = {
+        P_GAME: GAME_JASS, P_N_CARDS: 36, P_HAND: 9, P_N_TRICKS: 9, P_N_MODES: 6,
+        P_LEGALITY: LEGAL_JASS, P_PARTNERSHIP: 1, P_N_RANKS: 9, P_BUUR_RANK: 5,
+        P_LAST_BONUS: 5, P_MATCH_BONUS: 100 if opts["match_bonus"] else 0,
+        P_TARGET: opts["target"],
+    }
+    return make_rules(params, suit, rank, np.array([0, 1, 2, 3, -1, -1]), points, strength, mult)
+
+
+@kernel
+def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Play one Schieber deal: trump declaration with push, nine tricks, scoring."""
+    deal_hands(deck, 9, hands, rec, i)
+    forehand = (dealer + 1) % 4
+    declarer = forehand
+    mode = choose_jass_mode(kinds, params, forehand, rules, hands[forehand], pub, rngs, True)
+    rec.calls[i, 0] = mode
+    pub[CALLS] = mode
+    if mode == JASS_PUSH:
+        pub[PUSHED] = 1
+        declarer = (forehand + 2) % 4
+        mode = choose_jass_mode(kinds, params, declarer, rules, hands[declarer], pub, rngs, False)
+        rec.calls[i, 1] = mode
+        pub[CALLS + 1] = mode
+    if mode < 0 or mode > 5:
+        raise ValueError("a Jass mode must be 0..5 (push only for the forehand, once)")
+    pub[MODE] = mode
+    pub[MAKER] = declarer
+    rec.mode[i] = mode
+    rec.maker[i] = declarer
+    rec.first_leader[i] = forehand
+    play_tricks(rules, mode, kinds, params, hands, pub, rngs, forehand, -1)
+    record_play(rules, pub, rec, i)
+    bonus = rules[P_MATCH_BONUS]
+    for side in range(2):
+        if bonus > 0 and rec.tricks[i, side] + rec.tricks[i, side + 2] == 9:
+            rec.points[i, side] += bonus
+        rec.score[i, side] = rec.points[i, side] * multiplier_of(rules, mode)
+
+
+INFO = GameInfo(
+    name="jass", n_cards=36, hand_size=9, n_modes=6, suits="DHSC",
+    faces=("6", "7", "8", "9", "10", "J", "Q", "K", "A"), options=OPTIONS, build=build,
+    mode_names=("diamonds", "hearts", "spades", "clubs", "obe-abe", "une-ufe"),
+    describe="Schieber: 36 cards, six modes with push, 157 points per deal",
+)

@@ -1,0 +1,80 @@
+"""The game registry: every game is a module on the shared trick engine.
+
+``make_game("euchre", setup="fixed_spades")`` validates options and returns a ``Game``
+(static info, the option values and the flat Numba ``rules`` array).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evolve.errors import UsageError
+from evolve.games import euchre, jass, spades, sueca
+from evolve.games.common import GameInfo
+import numpy as np
+
+from evolve.games.rules import P_PARTNERSHIP, P_TARGET
+
+GAMES: dict[str, GameInfo] = {m.INFO.name: m.INFO for m in (spades, euchre, sueca, jass)}
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game with its option values fixed."""
+
+    info: GameInfo
+    options: dict[str, Any]
+    rules: np.ndarray
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def partnership(self) -> bool:
+        """True when seats {0,2} and {1,3} form sides."""
+        return bool(self.rules[P_PARTNERSHIP])
+
+    @property
+    def n_sides(self) -> int:
+        """2 for partnership games, 4 for cut-throat Spades."""
+        return 2 if self.partnership else 4
+
+    @property
+    def target(self) -> int:
+        """Game target (0: deals are not grouped into games)."""
+        return int(self.rules[P_TARGET])
+
+    def side_of(self, seat: int) -> int:
+        """The side a seat scores for."""
+        return seat % 2 if self.partnership else seat
+
+
+def make_game(name: str | Game, **options: Any) -> Game:
+    """Look up a game by name and validate its options (UsageError on bad input)."""
+    if isinstance(name, Game):
+        if options:
+            return make_game(name.name, **{**name.options, **options})
+        return name
+    info = GAMES.get(str(name).lower())
+    if info is None:
+        raise UsageError(f"unknown game {name!r}; valid games: {', '.join(GAMES)}")
+    values = {k: opt.default for k, opt in info.options.items()}
+    for key, value in options.items():
+        opt = info.options.get(key)
+        if opt is None:
+            valid = ", ".join(info.options) or "none"
+            raise UsageError(f"unknown option {key!r} for {info.name}; valid options: {valid}")
+        try:
+            values[key] = opt.parse(key, value)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    try:
+        rules = info.build(values)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return Game(info=info, options=values, rules=rules)
+
+
+__all__ = ["GAMES", "Game", "GameInfo", "make_game"]

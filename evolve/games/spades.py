@@ -1,0 +1,146 @@
+"""Spades: 52 cards, spades always trump.
+
+Card id = suit * 13 + rank; suits C, D, H, S (0..3); ranks 2..A (0..12).
+Default: cut-throat (four individual players), no bidding, objective tricks, spades may be
+led at any time. Options: ``partnership``, ``break_spades``, ``bidding`` none | exact |
+standard (see SPEC §1.1), and ``target`` (game to 500 under standard bidding).
+
+Standard scoring, per side: the contract is the sum of the two non-nil bids; a made
+contract scores 10 x contract plus one per overtrick (a "bag"), a set one -10 x contract;
+the tricks of a nil bidder count toward the side's tricks (as in OpenSpiel); partners'
+bids total at most 13; a nil bid scores +100 if the
+bidder takes no trick, else -100; every 10 accumulated bags cost 100 (applied in the game
+score, see ``evolve.engine.accumulate_games``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evolve.games.bits import kernel
+
+from evolve.agents.policy import choose_spades_bid
+from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.rules import (
+    GAME_SPADES,
+    LEGAL_FOLLOW,
+    P_BIDDING,
+    P_BREAK_SPADES,
+    P_GAME,
+    P_HAND,
+    P_LEGALITY,
+    P_N_CARDS,
+    P_N_MODES,
+    P_N_RANKS,
+    P_N_TRICKS,
+    P_PARTNERSHIP,
+    P_TARGET,
+    make_rules,
+)
+from evolve.games.state import BIDS
+from evolve.games.tricks import play_tricks, record_play
+
+BIDDING = ("none", "exact", "standard")
+BID_NONE, BID_EXACT, BID_STANDARD = 0, 1, 2
+
+OPTIONS = {
+    "partnership": Option(False, "seats {0,2} vs {1,3} instead of cut-throat", kind=bool),
+    "break_spades": Option(False, "spades may not be led until broken", kind=bool),
+    "bidding": Option("none", "none | exact (per player) | standard (partnership, nil, bags)", BIDDING),
+    "target": Option(-1, "game target in points (default: 500 with standard bidding, else none)", kind=int, minimum=-1),
+}
+
+
+def build(opts: dict):
+    """Rules tables for Spades with the given (validated) options."""
+    bidding = BIDDING.index(opts["bidding"])
+    if bidding == BID_STANDARD and not opts["partnership"]:
+        raise ValueError("option bidding='standard' needs partnership=true")
+    target = opts["target"]
+    if target < 0:
+        target = 500 if bidding == BID_STANDARD else 0
+    cards = np.arange(52)
+    suit = (cards // 13)[None, :]
+    rank = (cards % 13)[None, :]
+    strength = np.where(suit == 3, 100 + rank, rank)
+    params = {
+        P_GAME: GAME_SPADES, P_N_CARDS: 52, P_HAND: 13, P_N_TRICKS: 13, P_N_MODES: 1,
+        P_LEGALITY: LEGAL_FOLLOW, P_BREAK_SPADES: int(opts["break_spades"]),
+        P_PARTNERSHIP: int(opts["partnership"]), P_BIDDING: bidding, P_TARGET: target,
+        P_N_RANKS: 13,
+    }
+    return make_rules(params, suit, rank, np.array([3]), np.zeros((1, 52)), strength, np.ones(1))
+
+
+@njit(cache=True)
+def exact_score(bid, tricks):
+    """The study's exact-bid score: 10 + 5 per trick when exact, else -5 per trick off."""
+    if bid == tricks:
+        return 10 + 5 * tricks
+    return -5 * abs(tricks - bid)
+
+
+@kernel
+def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Play one Spades deal: bidding (if any), thirteen tricks, scoring."""
+    deal_hands(deck, 13, hands, rec, i)
+    forehand = (dealer + 1) % 4
+    bidding = rules[P_BIDDING]
+    partnership = rules[P_PARTNERSHIP] != 0
+    if bidding != BID_NONE:
+        for k in range(4):
+            seat = (forehand + k) % 4
+            max_bid = 13
+            partner_bid = pub[BIDS + (seat + 2) % 4]
+            if partnership and partner_bid >= 0:
+                max_bid = 13 - partner_bid
+            b = choose_spades_bid(kinds, params, seat, rules, hands[seat], pub, rngs, bidding == BID_STANDARD, max_bid)
+            if b < 0 or b > max_bid:
+                raise ValueError("a Spades bid must be 0..13, and a side's bids at most 13 together")
+            pub[BIDS + seat] = b
+            rec.bids[i, seat] = b
+    rec.mode[i] = 0
+    rec.first_leader[i] = forehand
+    play_tricks(rules, 0, kinds, params, hands, pub, rngs, forehand, -1)
+    record_play(rules, pub, rec, i)
+    t = rec.tricks[i]
+    rec.points[i, 0] = t[0] + t[2]
+    rec.points[i, 1] = t[1] + t[3]
+    if bidding == BID_NONE:
+        for s in range(4):
+            if partnership:
+                rec.score[i, s % 2] += t[s]
+            else:
+                rec.score[i, s] = t[s]
+    elif bidding == BID_EXACT:
+        for s in range(4):
+            v = exact_score(rec.bids[i, s], t[s])
+            if partnership:
+                rec.score[i, s % 2] += v
+            else:
+                rec.score[i, s] = v
+    else:
+        for side in range(2):
+            a, b = side, side + 2
+            contract = 0
+            nil = 0
+            for s in (a, b):
+                if rec.bids[i, s] == 0:
+                    nil += 100 if t[s] == 0 else -100
+                else:
+                    contract += rec.bids[i, s]
+            taken = t[a] + t[b]
+            if taken >= contract:
+                rec.score[i, side] = 10 * contract + (taken - contract) + nil
+                rec.bags[i, side] = taken - contract
+            else:
+                rec.score[i, side] = -10 * contract + nil
+
+
+INFO = GameInfo(
+    name="spades", n_cards=52, hand_size=13, n_modes=1, suits="CDHS",
+    faces=("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"),
+    options=OPTIONS, build=build, mode_names=("spades",),
+    describe="52 cards, spades trump; cut-throat by default, optional partnership and bidding",
+)

@@ -1,0 +1,109 @@
+"""Sueca: 40 cards (no 8, 9, 10), ten each, partnership, 120 card points.
+
+Card id = suit * 10 + rank; suits C, D, H, S (0..3); ranks 2, 3, 4, 5, 6, 7, J, Q, K, A
+(0..9) by face. Trick order high to low: A, 7, K, J, Q, 6, 5, 4, 3, 2. Points: A 11, 7 10,
+K 4, J 3, Q 2.
+
+Trump is the suit of one of the dealer's own cards (``trump_card`` first | last dealt to
+it, shown to all); the seat after the dealer leads; follow suit, no obligation to trump.
+A deal: more than 60 points 1 game point, more than 90 2, all ten tricks 4, 60-60 a draw.
+A rubber is won by the first side to 4 game points (``target``).
+``setup = "study"``: trump is the suit of a uniformly random card of the deck and seat 0
+leads every deal (the strategy study's tables).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evolve.games.bits import DEAL_STREAM, below, kernel
+from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.rules import (
+    GAME_SUECA,
+    LEGAL_FOLLOW,
+    P_GAME,
+    P_HAND,
+    P_LEGALITY,
+    P_N_CARDS,
+    P_N_MODES,
+    P_N_RANKS,
+    P_N_TRICKS,
+    P_PARTNERSHIP,
+    P_SETUP,
+    P_TARGET,
+    P_TRUMP_CARD,
+    make_rules,
+)
+from evolve.games.state import MODE, UPCARD
+from evolve.games.tricks import play_tricks, record_play
+
+SETUPS = ("standard", "study")
+TRUMP_CARDS = ("last", "first")
+# trick strength of faces 2,3,4,5,6,7,J,Q,K,A
+_TRICK_RANK = (0, 1, 2, 3, 4, 8, 6, 5, 7, 9)
+_POINTS = (0, 0, 0, 0, 0, 10, 3, 2, 4, 11)
+
+OPTIONS = {
+    "setup": Option("standard", "standard, or study (random trump card, seat 0 always leads)", SETUPS),
+    "trump_card": Option("last", "which of the dealer's cards shows trump: last | first dealt", TRUMP_CARDS),
+    "target": Option(4, "rubber target in game points (0: no rubbers)", kind=int, minimum=0),
+}
+
+
+def build(opts: dict):
+    """Rules tables for Sueca: one mode per trump suit."""
+    cards = np.arange(40)
+    suit = np.tile(cards // 10, (4, 1))
+    rank = np.tile(np.array(_TRICK_RANK)[cards % 10], (4, 1))
+    points = np.tile(np.array(_POINTS)[cards % 10], (4, 1))
+    strength = np.where(suit == np.arange(4)[:, None], 100 + rank, rank)
+    params = {
+        P_GAME: GAME_SUECA, P_N_CARDS: 40, P_HAND: 10, P_N_TRICKS: 10, P_N_MODES: 4,
+        P_LEGALITY: LEGAL_FOLLOW, P_PARTNERSHIP: 1, P_N_RANKS: 10,
+        P_SETUP: SETUPS.index(opts["setup"]), P_TRUMP_CARD: TRUMP_CARDS.index(opts["trump_card"]),
+        P_TARGET: opts["target"],
+    }
+    return make_rules(params, suit, rank, np.arange(4), points, strength, np.ones(4))
+
+
+@njit(cache=True)
+def game_points(points, tricks):
+    """Game points of a side with ``points`` card points and ``tricks`` tricks."""
+    if tricks == 10:
+        return 4
+    if points > 90:
+        return 2
+    if points > 60:
+        return 1
+    return 0
+
+
+@kernel
+def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Play one Sueca deal: trump from the dealer's card (or a random card), ten tricks."""
+    deal_hands(deck, 10, hands, rec, i)
+    if rules[P_SETUP] == 1:
+        shown = deck[below(rngs, DEAL_STREAM, 40)]
+        leader = 0
+    else:
+        pos = dealer * 10 + (9 if rules[P_TRUMP_CARD] == 0 else 0)
+        shown = deck[pos]
+        leader = (dealer + 1) % 4
+    trump = shown // 10
+    pub[UPCARD] = shown
+    pub[MODE] = trump
+    rec.mode[i] = trump
+    rec.first_leader[i] = leader
+    play_tricks(rules, trump, kinds, params, hands, pub, rngs, leader, -1)
+    record_play(rules, pub, rec, i)
+    for side in range(2):
+        rec.score[i, side] = game_points(rec.points[i, side], rec.tricks[i, side] + rec.tricks[i, side + 2])
+
+
+INFO = GameInfo(
+    name="sueca", n_cards=40, hand_size=10, n_modes=4, suits="CDHS",
+    faces=("2", "3", "4", "5", "6", "7", "J", "Q", "K", "A"), options=OPTIONS, build=build,
+    mode_names=("clubs", "diamonds", "hearts", "spades"),
+    describe="40 cards, 120 points, trump from the dealer's card; rubber to 4 game points",
+)
