@@ -1,0 +1,118 @@
+"""A Python-level, step-by-step view of the card-play phase, for notebooks and tests.
+
+``TrickState`` drives the very same Numba functions as the batch engine (legality,
+public-state updates, trick resolution), one card at a time::
+
+    s = TrickState(make_game("jass"), hands, mode=4, leader=1)
+    while not s.done:
+        card = s.legal()[0]
+        s.play(card)
+    s.tricks_won, s.side_points, s.trick_winners
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evolve.games.bits import ONE, ZERO, cards_of, mask_of
+from evolve.games.registry import Game, make_game
+from evolve.games.rules import legal_cards
+from evolve.games.state import (
+    HISTORY,
+    HISTORY_STRIDE,
+    MODE,
+    N_ACTIVE,
+    NPLAYED,
+    OUT_SEAT,
+    PUB_SIZE,
+    SIDE_POINTS,
+    TRICK,
+    TRICK_CARDS,
+    TRICK_SEATS,
+    TRICKS_WON,
+    reset_pub,
+)
+from evolve.games.tricks import finish_trick, note_play, start_trick
+
+
+class TrickState:
+    """The play phase of one deal: hands (card ids per seat), trump ``mode`` and the first
+    ``leader``; ``out_seat`` sits out (Euchre alone)."""
+
+    def __init__(self, game: Game | str, hands, mode: int, leader: int, out_seat: int = -1, dealer: int | None = None):
+        self.game = make_game(game) if isinstance(game, str) else game
+        self.rules = self.game.rules
+        self.mode = int(mode)
+        self.hands = np.array([mask_of(np.asarray(h, np.int64)) for h in hands], dtype=np.uint64)
+        self.pub = np.empty(PUB_SIZE, np.int64)
+        reset_pub(self.pub, (leader - 1) % 4 if dealer is None else dealer)
+        self.pub[MODE] = self.mode
+        self.out_seat = int(out_seat)
+        self.n_active = 3 if out_seat >= 0 else 4
+        self.pub[N_ACTIVE] = self.n_active
+        self.pub[OUT_SEAT] = self.out_seat
+        self.n_tricks = self.game.info.n_tricks
+        self.trick_winners: list[int] = []
+        self.done = False
+        start_trick(self.pub, 0, leader)
+        self.to_move = leader if leader != out_seat else (leader + 1) % 4
+
+    def legal_mask(self) -> np.uint64:
+        """Legal cards of the seat to move, as a mask."""
+        return legal_cards(self.rules, self.mode, self.hands[self.to_move], self.pub)
+
+    def legal(self) -> list[int]:
+        """Legal cards of the seat to move, ascending."""
+        return cards_of(self.legal_mask())
+
+    def hand(self, seat: int) -> list[int]:
+        """Cards still held by ``seat``."""
+        return cards_of(self.hands[seat])
+
+    def trick(self) -> list[tuple[int, int]]:
+        """(seat, card) pairs of the current trick."""
+        n = int(self.pub[NPLAYED])
+        return [(int(self.pub[TRICK_SEATS + q]), int(self.pub[TRICK_CARDS + q])) for q in range(n)]
+
+    def play(self, card: int) -> None:
+        """Play ``card`` for the seat to move (ValueError if it is illegal)."""
+        if self.done:
+            raise ValueError("the deal is over")
+        card = int(card)
+        legal = self.legal_mask()
+        if (legal >> np.uint64(card)) & ONE == ZERO:
+            raise ValueError(f"card {card} is not legal for seat {self.to_move}; legal: {cards_of(legal)}")
+        seat = self.to_move
+        q = int(self.pub[NPLAYED])
+        self.hands[seat] &= ~(ONE << np.uint64(card))
+        note_play(self.rules, self.mode, self.pub, seat, card, q)
+        if q + 1 < self.n_active:
+            nxt = (seat + 1) % 4
+            self.to_move = nxt if nxt != self.out_seat else (nxt + 1) % 4
+            return
+        t = int(self.pub[TRICK])
+        winner = int(finish_trick(self.rules, self.mode, self.pub, t, self.n_active))
+        self.trick_winners.append(winner)
+        if t + 1 == self.n_tricks:
+            self.done = True
+            return
+        start_trick(self.pub, t + 1, winner)
+        self.to_move = winner
+
+    @property
+    def tricks_won(self) -> list[int]:
+        return [int(x) for x in self.pub[TRICKS_WON:TRICKS_WON + 4]]
+
+    @property
+    def side_points(self) -> list[int]:
+        """Card points per side so far (including the Jass last-trick bonus)."""
+        return [int(x) for x in self.pub[SIDE_POINTS:SIDE_POINTS + 2]]
+
+    def history(self) -> list[tuple[int, list[int], int]]:
+        """(leader, cards in play order, winner) of each finished trick."""
+        out = []
+        for t, w in enumerate(self.trick_winners):
+            h = HISTORY + t * HISTORY_STRIDE
+            cards = [int(c) for c in self.pub[h + 1:h + 1 + self.n_active]]
+            out.append((int(self.pub[h]), cards, w))
+        return out
