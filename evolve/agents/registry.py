@@ -7,7 +7,7 @@ and parameter vectors) that the Numba engine dispatches on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -107,18 +107,20 @@ def parse_seat(text: str, game) -> AgentSpec:
             opts[key] = opt.parse(key, value)
         except ValueError as e:
             raise UsageError(f"agent {name!r}: {e}") from None
-    return agent.make(opts, game)
+    spec = agent.make(opts, game)
+    return replace(spec, name=str(text).strip())
 
 
 def parse_seats(seats, game) -> list[AgentSpec]:
-    """Four seats from a comma-separated string or a list (one entry fills all four)."""
+    """Four seats from a comma-separated string or a list; one entry fills all four seats
+    and two entries ``a,b`` sit as ``a,b,a,b`` (side {0,2} against side {1,3})."""
     if isinstance(seats, str):
         seats = split_seats(seats)
     seats = list(seats)
-    if len(seats) == 1:
-        seats = seats * 4
+    if len(seats) in (1, 2):
+        seats = seats * (4 // len(seats))
     if len(seats) != 4:
-        raise UsageError(f"expected 4 seats (or 1 for all four), got {len(seats)}: {seats}")
+        raise UsageError(f"expected 4 seats (or 1 for all, or 2 as a,b,a,b), got {len(seats)}: {seats}")
     return [parse_seat(s, game) for s in seats]
 
 

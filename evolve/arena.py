@@ -1,0 +1,128 @@
+"""``python -m evolve.arena``: play agents against each other and report the figures.
+
+    python -m evolve.arena --game spades --seats random,random,random,random --deals 10000 --seed 1
+    python -m evolve.arena --game euchre --seats random:bidder=simple,random --deals 5000 \\
+        --option stick_the_dealer=true --json
+
+Prints per-seat ATpR and per-side points and hand scores, each with a 95% confidence
+interval, and games won to the target with a Wilson interval where the game has one.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from evolve.api import PlayResult, play
+from evolve.cli import Parser, parse_options, run
+from evolve.errors import UsageError
+from evolve.stats import SPADES_FAIR_ATPR, mean_ci, one_sample_t, study_normal_p, wilson
+
+
+def summarize(result: PlayResult) -> dict:
+    """All arena figures of a batch of deals as plain data."""
+    g = result.game
+    played = ~result.passed_out
+    tricks = result.tricks[played].astype(np.float64)
+    seats = []
+    for s in range(4):
+        ci = mean_ci(tricks[:, s])
+        entry = {"seat": s, "agent": result.seats[s].name, "atpr": ci.as_dict()}
+        if g.name == "spades" and not g.partnership:
+            test = one_sample_t(tricks[:, s], SPADES_FAIR_ATPR)
+            entry["t_test_vs_3.25"] = {"t": test.statistic, "p": test.p_value}
+            entry["study_normal_p"] = study_normal_p(ci.mean)
+        seats.append(entry)
+    sides = []
+    n_sides = g.n_sides
+    points = result.side_points()[played]
+    for side in range(n_sides):
+        entry = {"side": side, "seats": [s for s in range(4) if g.side_of(s) == side]}
+        if side < points.shape[1] and g.partnership:
+            entry["points"] = mean_ci(points[:, side]).as_dict()
+            if g.name == "jass":
+                total = points.sum(axis=1)
+                entry["percent_of_points"] = mean_ci(100.0 * points[:, side] / total).as_dict()
+        entry["score"] = mean_ci(result.score[:, side]).as_dict()
+        sides.append(entry)
+    out = {
+        "game": g.name,
+        "options": g.options,
+        "seats": [s.name for s in result.seats],
+        "seed": result.seed,
+        "deals": result.n_deals,
+        "passed_out": int(result.passed_out.sum()),
+        "per_seat": seats,
+        "per_side": sides,
+    }
+    if g.target > 0:
+        ended = result.game_winner >= 0
+        n_games = int(ended.sum())
+        out["games"] = {"target": g.target, "completed": n_games, "won": []}
+        for side in range(n_sides):
+            k = int((result.game_winner[ended] == side).sum())
+            p, lo, hi = wilson(k, n_games)
+            out["games"]["won"].append({"side": side, "wins": k, "rate": p, "low": lo, "high": hi})
+    return out
+
+
+def _fmt(ci: dict) -> str:
+    return f"{ci['mean']:9.4f}  [{ci['low']:.4f}, {ci['high']:.4f}]  sd {ci['sd']:.3f}"
+
+
+def render(summary: dict) -> str:
+    """A human-readable report of ``summarize``'s output."""
+    opts = ", ".join(f"{k}={v}" for k, v in summary["options"].items())
+    lines = [
+        f"{summary['game']} ({opts}): {summary['deals']} deals, seed {summary['seed']}"
+        + (f", {summary['passed_out']} passed out" if summary["passed_out"] else ""),
+        "",
+        "seat  agent                  ATpR (95% CI)",
+    ]
+    for e in summary["per_seat"]:
+        line = f"{e['seat']:>4}  {e['agent']:<20} {_fmt(e['atpr'])}"
+        if "t_test_vs_3.25" in e:
+            line += f"   t-test vs 3.25 p={e['t_test_vs_3.25']['p']:.3g}; study normal p={e['study_normal_p']:.3g}"
+        lines.append(line)
+    lines += ["", "side  seats    " + ("points per deal (95% CI)" if "points" in summary["per_side"][0] else "")]
+    for e in summary["per_side"]:
+        seats = ",".join(map(str, e["seats"]))
+        if "points" in e:
+            lines.append(f"{e['side']:>4}  {seats:<8} points {_fmt(e['points'])}")
+        if "percent_of_points" in e:
+            lines.append(f"{'':>4}  {'':<8} % pts  {_fmt(e['percent_of_points'])}")
+        lines.append(f"{'':>4}  {seats if 'points' not in e else '':<8} score  {_fmt(e['score'])}")
+    if "games" in summary:
+        gm = summary["games"]
+        lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
+        for w in gm["won"]:
+            lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, {100 * w['high']:.2f}] (Wilson 95%)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m evolve.arena``."""
+    p = Parser(prog="python -m evolve.arena", description="Play agents against each other and report ATpR, points and scores with 95% CIs.")
+    p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
+    p.add_argument("--seats", required=True, help="four comma-separated seats (or one for all), e.g. random,random:bidder=simple")
+    p.add_argument("--deals", type=int, default=10000, help="number of deals (default 10000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dealer", type=int, default=0, help="dealer of the first deal; it then rotates")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="game option, repeatable")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    if args.deals <= 0:
+        raise UsageError(f"--deals {args.deals} is invalid; expected a positive integer")
+    if args.workers <= 0:
+        raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
+    result = play(args.game, args.seats, args.deals, args.seed, dealer=args.dealer, workers=args.workers, **parse_options(args.option))
+    summary = summarize(result)
+    print(json.dumps(summary) if args.json else render(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(main, prog="evolve.arena"))
