@@ -165,6 +165,10 @@ def play(
         if dealers.shape != (n_deals,) or ((dealers < 0) | (dealers > 3)).any():
             raise UsageError(f"dealer must be a seat 0..3 or {n_deals} seats")
     dealers = dealers.astype(np.int64)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise UsageError(f"seed={seed!r} is invalid; expected a non-negative integer")
+    if int(start) < 0:
+        raise UsageError(f"start={start!r} is invalid; expected a non-negative integer")
     key = seed_key(seed)
     packed = pack_seats(specs)
     info = g.info

@@ -67,7 +67,8 @@ def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec):
 
 @njit(cache=True)
 def accumulate_games(score, bags, n_sides, target, bag_limit):
-    """Group consecutive deals into games to ``target`` (0: every deal stands alone).
+    """Group consecutive deals into games to ``target`` (0: no target, one running total
+    over the whole run, game index 0 throughout).
 
     Returns per deal: game index, cumulative game score per side after the deal (with the
     Spades bag penalty of -100 per ``bag_limit`` accumulated bags, if ``bag_limit`` > 0),

@@ -43,7 +43,7 @@ class Game:
 
     @property
     def target(self) -> int:
-        """Game target (0: deals are not grouped into games)."""
+        """Game target (0: none; the running total covers the whole run)."""
         return int(self.rules[P_TARGET])
 
     def side_of(self, seat: int) -> int:

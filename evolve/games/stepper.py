@@ -42,7 +42,17 @@ class TrickState:
     def __init__(self, game: Game | str, hands, mode: int, leader: int, out_seat: int = -1, dealer: int | None = None):
         self.game = make_game(game) if isinstance(game, str) else game
         self.rules = self.game.rules
+        info = self.game.info
         self.mode = int(mode)
+        if not 0 <= self.mode < info.n_modes:
+            raise ValueError(
+                f"mode {mode} is invalid for {info.name}; valid modes: 0..{info.n_modes - 1} ({', '.join(info.mode_names)})"
+            )
+        if not 0 <= int(leader) < 4 or not -1 <= int(out_seat) < 4:
+            raise ValueError(f"leader {leader} / out_seat {out_seat} invalid; expected seats 0..3 (out_seat -1 for none)")
+        cards = [int(c) for h in hands for c in h]
+        if len(hands) != 4 or len(set(cards)) != len(cards) or any(not 0 <= c < info.n_cards for c in cards):
+            raise ValueError(f"hands must be four disjoint lists of card ids 0..{info.n_cards - 1}")
         self.hands = np.array([mask_of(np.asarray(h, np.int64)) for h in hands], dtype=np.uint64)
         self.pub = np.empty(PUB_SIZE, np.int64)
         reset_pub(self.pub, (leader - 1) % 4 if dealer is None else dealer)

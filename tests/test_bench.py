@@ -1,0 +1,82 @@
+"""Smoke tests of ``python -m evolve.bench`` (tiny runs; nothing here is timed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from evolve import bench
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evolve.bench", *args], capture_output=True, text=True, timeout=600
+    )
+
+
+def test_engine_json_smoke():
+    p = _run("engine", "--deals", "2000", "--games", "spades", "--json", "--repeats", "1", "--seconds", "0.05")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 1, "stdout must hold exactly one JSON object"
+    res = json.loads(lines[0])
+    assert res["bench"] == "engine"
+    assert set(res["games"]) == {"spades"}
+    assert res["env"]["OPENBLAS_NUM_THREADS"] is not None
+    g = res["games"]["spades"]
+    assert g["deals"] == 2000
+    for key in ("one_core", "end_to_end", "parallel"):
+        assert g[key]["rounds_per_s"] > 0, key
+        assert g[key]["seconds"] > 0, key
+    assert g["parallel"]["workers"] == 2
+    assert g["parallel"]["speedup"] > 0
+    peer = g["peer"]
+    if peer is not None and peer.get("installed"):
+        assert peer["rounds_per_s"] > 0 and peer["ratio"] > 0
+    names = [t["name"] for t in g["targets"]]
+    assert "spades 1-core rounds/s" in names
+    assert all(t["pass"] in (True, False, None) for t in g["targets"])
+    lat = res["first_call_latency"]
+    assert len(lat) == 2
+    for row in lat:
+        assert "error" not in row, row
+        assert row["total_s"] > 0 and row["first_play_s"] > 0
+        assert row["compiled"] >= 0
+
+
+def test_engine_table_in_process(capsys):
+    code = bench.main(["engine", "--deals", "1000", "--games", "euchre", "--repeats", "1",
+                       "--workers", "1", "--no-peers", "--no-latency"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "euchre" in out and "1-core kernel/s" in out
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["bogus"], "'bogus'"),
+        ([], "subcommand"),
+        (["engine", "--games", "spades,poker"], "'poker'"),
+        (["engine", "--deals", "0"], "'0'"),
+        (["engine", "--nope"], "'--nope'"),
+    ],
+)
+def test_bad_arguments_exit_2(args, needle, capsys):
+    assert bench.main(args) == 2
+    err = capsys.readouterr()
+    assert err.out == ""
+    lines = err.err.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+
+
+def test_bad_subcommand_cli():
+    p = _run("bogus")
+    assert p.returncode == 2
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "'bogus'" in lines[0] and "engine" in lines[0] and "Traceback" not in p.stderr
