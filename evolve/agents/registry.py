@@ -23,7 +23,7 @@ from evolve.agents.policy import (
     SEAT_INTS,
 )
 from evolve.errors import UsageError
-from evolve.games.common import Option
+from evolve.games.common import Option, resolve_options
 
 BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE}
 
@@ -94,20 +94,13 @@ def parse_seat(text: str, game) -> AgentSpec:
         raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENTS)}")
     if game.name not in agent.games:
         raise UsageError(f"agent {name!r} does not play {game.name}; it plays: {', '.join(agent.games)}")
-    opts = {k: o.default for k, o in agent.options.items()}
+    given = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq:
             raise UsageError(f"agent option {item!r} in seat {text!r} is not key=value")
-        opt = agent.options.get(key)
-        if opt is None:
-            valid = ", ".join(agent.options) or "none"
-            raise UsageError(f"unknown option {key!r} for agent {name!r}; valid options: {valid}")
-        try:
-            opts[key] = opt.parse(key, value)
-        except ValueError as e:
-            raise UsageError(f"agent {name!r}: {e}") from None
-    spec = agent.make(opts, game)
+        given[key] = value
+    spec = agent.make(resolve_options(agent.options, given, f"agent {name!r}"), game)
     return replace(spec, name=str(text).strip())
 
 

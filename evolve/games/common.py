@@ -65,6 +65,23 @@ class Option:
         return v
 
 
+def resolve_options(spec: dict[str, Option], given: dict[str, Any], owner: str) -> dict[str, Any]:
+    """Defaults of ``spec`` overridden by ``given``; raise UsageError naming the bad key
+    or value and listing the valid ones."""
+    from evolve.errors import UsageError
+
+    values = {k: opt.default for k, opt in spec.items()}
+    for key, value in given.items():
+        opt = spec.get(key)
+        if opt is None:
+            raise UsageError(f"unknown option {key!r} for {owner}; valid options: {', '.join(spec) or 'none'}")
+        try:
+            values[key] = opt.parse(key, value)
+        except ValueError as e:
+            raise UsageError(f"{owner}: {e}") from None
+    return values
+
+
 @dataclass(frozen=True)
 class GameInfo:
     """Static description of a registered game."""

@@ -11,7 +11,7 @@ from typing import Any
 
 from evolve.errors import UsageError
 from evolve.games import euchre, jass, spades, sueca
-from evolve.games.common import GameInfo
+from evolve.games.common import GameInfo, resolve_options
 import numpy as np
 
 from evolve.games.rules import P_PARTNERSHIP, P_TARGET
@@ -60,16 +60,7 @@ def make_game(name: str | Game, **options: Any) -> Game:
     info = GAMES.get(str(name).lower())
     if info is None:
         raise UsageError(f"unknown game {name!r}; valid games: {', '.join(GAMES)}")
-    values = {k: opt.default for k, opt in info.options.items()}
-    for key, value in options.items():
-        opt = info.options.get(key)
-        if opt is None:
-            valid = ", ".join(info.options) or "none"
-            raise UsageError(f"unknown option {key!r} for {info.name}; valid options: {valid}")
-        try:
-            values[key] = opt.parse(key, value)
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+    values = resolve_options(info.options, options, info.name)
     try:
         rules = info.build(values)
     except ValueError as e:
