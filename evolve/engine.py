@@ -1,8 +1,8 @@
 """Batch driver: many deals in one Numba call, and games built from consecutive deals.
 
-Deal ``i`` of a run with seed ``s`` is fully determined by ``(s, i)``: the deck shuffle
-uses the stream (key, i, 0) and seat ``k``'s agent the stream (key, i, 1 + k), where
-``key`` comes from ``numpy.random.SeedSequence(s)``. Chunks of deals can therefore be
+Deal ``i`` of a run with seed ``s`` is fully determined by ``(s, i)``: ``key`` comes from
+``numpy.random.SeedSequence(s)``, the deal key is a hash of (key, i), and the deck shuffle
+and each seat's agent draw from their own stream hashed from the deal key. Chunks of deals can therefore be
 played by any number of workers and give identical results.
 """
 
@@ -12,19 +12,30 @@ import numpy as np
 from numba import njit
 
 from evolve.games import euchre, jass, spades, sueca
-from evolve.games.bits import DEAL_STREAM, N_STREAMS, below, kernel, stream_state
+from evolve.games.bits import DEAL_STREAM, N_STREAMS, deal_key, kernel, next_u64, stream_state
 from evolve.games.rules import GAME_EUCHRE, GAME_JASS, GAME_SPADES, GAME_SUECA, P_GAME, P_N_CARDS
 from evolve.games.state import PUB_SIZE, reset_pub
 
 
 @kernel
 def shuffle(deck, rngs, stream):
-    """Fisher-Yates shuffle of ``deck`` in place with random stream ``stream``."""
-    for c in range(deck.shape[0] - 1, 0, -1):
-        k = below(rngs, stream, c + 1)
+    """Fisher-Yates shuffle of ``deck`` in place with random stream ``stream``. Each 64-bit
+    draw serves two swaps (Lemire's multiply-shift on each 32-bit half; the bias is below
+    52 / 2**32)."""
+    c = deck.shape[0] - 1
+    while c > 0:
+        r = next_u64(rngs, stream)
+        k = np.int64(((r >> np.uint64(32)) * np.uint64(c + 1)) >> np.uint64(32))
         t = deck[c]
         deck[c] = deck[k]
         deck[k] = t
+        c -= 1
+        if c > 0:
+            k = np.int64(((r & np.uint64(0xFFFFFFFF)) * np.uint64(c + 1)) >> np.uint64(32))
+            t = deck[c]
+            deck[c] = deck[k]
+            deck[k] = t
+            c -= 1
 
 
 @njit(cache=True)
@@ -42,9 +53,10 @@ def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec):
     given = decks.shape[0] > 0
     for j in range(n):
         idx = start + j
-        rngs[DEAL_STREAM] = stream_state(key, idx, 0)
+        dk = deal_key(key, idx)
+        rngs[DEAL_STREAM] = stream_state(dk, 0)
         for s in range(4):
-            rngs[s] = stream_state(key, idx, 1 + s)
+            rngs[s] = stream_state(dk, 1 + s)
         if given:
             for c in range(n_cards):
                 deck[c] = decks[j, c]

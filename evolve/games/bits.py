@@ -147,10 +147,16 @@ def random_card(rngs, k, mask):
 
 
 @njit(cache=True, inline="always")
-def stream_state(key, index, purpose):
-    """Start state of the stream for (key, deal index, purpose) as a hash, not an offset,
-    so neighbouring deals never share a stretch of their streams."""
-    return mix64(key ^ mix64(np.uint64(index) * np.uint64(8) + np.uint64(purpose) + _GOLDEN))
+def deal_key(key, index):
+    """Key of deal ``index``: a hash, not an offset, so that neighbouring deals never share
+    a stretch of their streams."""
+    return mix64(key ^ mix64(np.uint64(index) + _GOLDEN))
+
+
+@njit(cache=True, inline="always")
+def stream_state(deal, purpose):
+    """Start state of stream ``purpose`` (0 deal, 1..4 seats) of a deal key."""
+    return mix64(deal ^ (np.uint64(purpose + 1) * _MIX2))
 
 
 def seed_key(seed: int) -> np.uint64:

@@ -16,7 +16,7 @@ import numpy as np
 
 from evolve.games.bits import ONE, ZERO, cards_of, mask_of
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import legal_cards
+from evolve.games.rules import legal_cards, suit_of
 from evolve.games.state import (
     HISTORY,
     HISTORY_STRIDE,
@@ -95,7 +95,8 @@ class TrickState:
         seat = self.to_move
         q = int(self.pub[NPLAYED])
         self.hands[seat] &= ~(ONE << np.uint64(card))
-        note_play(self.rules, self.mode, self.pub, seat, card, q)
+        led = suit_of(self.rules, self.mode, card if q == 0 else int(self.pub[TRICK_CARDS]))
+        note_play(self.rules, self.mode, self.pub, seat, card, q, led)
         if q + 1 < self.n_active:
             nxt = (seat + 1) % 4
             self.to_move = nxt if nxt != self.out_seat else (nxt + 1) % 4

@@ -98,13 +98,12 @@ def new_record(n: int, hand: int, n_rest: int, n_tricks: int, record: bool) -> D
 
 
 @njit(cache=True, inline="always")
-def note_play(rules, mode, pub, seat, card, q):
-    """Update the public state for ``seat`` playing ``card`` as the q-th card of the trick,
-    including what the play reveals about the seat's hand."""
+def note_play(rules, mode, pub, seat, card, q, led):
+    """Update the public state for ``seat`` playing ``card`` as the q-th card of the trick
+    led in suit ``led``, including what the play reveals about the seat's hand."""
     suit = suit_of(rules, mode, card)
     tr = trump_of(rules, mode)
     if q > 0:
-        led = suit_of(rules, mode, pub[TRICK_CARDS])
         if suit != led:
             if rules[P_GAME] != GAME_JASS:
                 pub[VOIDS + seat] |= 1 << led
@@ -158,6 +157,19 @@ def finish_trick(rules, mode, pub, t, n_active):
     return winner
 
 
+@njit(cache=True, inline="always")
+def play_card(rules, mode, kinds, params, hands, pub, rngs, seat, q, led):
+    """Ask ``seat`` for its card as the q-th of the trick, check it, apply it; return it."""
+    hand = hands[seat]
+    legal = legal_cards(rules, mode, hand, pub)
+    card = choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs)
+    if not has(legal, card):
+        raise ValueError("an agent chose an illegal card")
+    hands[seat] = hand & ~bit(card)
+    note_play(rules, mode, pub, seat, card, q, led)
+    return card
+
+
 @kernel
 def play_tricks(rules, mode, kinds, params, hands, pub, rngs, leader, out_seat):
     """Play every trick of a deal from ``leader``; ``out_seat`` (or -1) sits out.
@@ -169,18 +181,14 @@ def play_tricks(rules, mode, kinds, params, hands, pub, rngs, leader, out_seat):
     pub[PHASE] = 2
     for t in range(n_tricks):
         start_trick(pub, t, leader)
+        lead = play_card(rules, mode, kinds, params, hands, pub, rngs, leader, 0, -1)
+        led = suit_of(rules, mode, lead)
         seat = leader
-        for q in range(n_active):
+        for q in range(1, n_active):
+            seat = (seat + 1) % 4
             if seat == out_seat:
                 seat = (seat + 1) % 4
-            hand = hands[seat]
-            legal = legal_cards(rules, mode, hand, pub)
-            card = choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs)
-            if not has(legal, card):
-                raise ValueError("an agent chose an illegal card")
-            hands[seat] = hand & ~bit(card)
-            note_play(rules, mode, pub, seat, card, q)
-            seat = (seat + 1) % 4
+            play_card(rules, mode, kinds, params, hands, pub, rngs, seat, q, led)
         leader = finish_trick(rules, mode, pub, t, n_active)
 
 
