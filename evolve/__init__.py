@@ -2,6 +2,10 @@
 
 __version__ = "0.1.0"
 
+from evolve import _numba_cache  # noqa: E402
+
+_numba_cache.configure()
+
 from evolve.api import PlayResult, play  # noqa: E402
 from evolve.games.registry import GAMES, make_game  # noqa: E402
 

@@ -1,0 +1,49 @@
+"""Where Numba caches compiled kernels.
+
+Numba decides whether a cached kernel is stale from the timestamp of the kernel's own
+source file only, so an edit to a module it calls (``bits.py``, ``policy.py``, ...) could
+load an outdated kernel. We therefore cache under a directory keyed by a hash of every
+source file of the package: any edit gives a fresh cache. A user-set ``NUMBA_CACHE_DIR``
+is respected as is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_KEEP = 3
+
+
+def source_hash() -> str:
+    """Short hash of all Python sources of the ``evolve`` package."""
+    h = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        h.update(str(path.relative_to(_PACKAGE)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def configure() -> str | None:
+    """Point Numba's cache at ``<cache>/trick-evolve/numba/<source hash>``; prune old ones."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return None
+    import numba
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "trick-evolve" / "numba"
+    target = base / source_hash()
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None  # read-only home: fall back to Numba's default locations
+    numba.config.CACHE_DIR = str(target)
+    try:
+        old = sorted((p for p in base.iterdir() if p.is_dir() and p != target), key=lambda p: p.stat().st_mtime)
+        for p in old[:-_KEEP] if len(old) > _KEEP else []:
+            shutil.rmtree(p, ignore_errors=True)
+    except OSError:
+        pass
+    return str(target)
