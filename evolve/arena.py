@@ -49,7 +49,7 @@ def summarize(result: PlayResult) -> dict:
         sides.append(entry)
     out = {
         "game": g.name,
-        "options": g.options,
+        "options": {**g.options, "target": g.target},
         "seats": [s.name for s in result.seats],
         "seed": result.seed,
         "deals": result.n_deals,
@@ -86,14 +86,18 @@ def render(summary: dict) -> str:
         if "t_test_vs_3.25" in e:
             line += f"   t-test vs 3.25 p={e['t_test_vs_3.25']['p']:.3g}; study normal p={e['study_normal_p']:.3g}"
         lines.append(line)
-    lines += ["", "side  seats    " + ("points per deal (95% CI)" if "points" in summary["per_side"][0] else "")]
-    for e in summary["per_side"]:
-        seats = ",".join(map(str, e["seats"]))
-        if "points" in e:
+    if "points" in summary["per_side"][0]:
+        lines += ["", "side  seats    points / score per deal (95% CI)"]
+        for e in summary["per_side"]:
+            seats = ",".join(map(str, e["seats"]))
             lines.append(f"{e['side']:>4}  {seats:<8} points {_fmt(e['points'])}")
-        if "percent_of_points" in e:
-            lines.append(f"{'':>4}  {'':<8} % pts  {_fmt(e['percent_of_points'])}")
-        lines.append(f"{'':>4}  {seats if 'points' not in e else '':<8} score  {_fmt(e['score'])}")
+            if "percent_of_points" in e:
+                lines.append(f"{'':>4}  {'':<8} % pts  {_fmt(e['percent_of_points'])}")
+            lines.append(f"{'':>4}  {'':<8} score  {_fmt(e['score'])}")
+    elif any(e["score"] != s["atpr"] for e, s in zip(summary["per_side"], summary["per_seat"])):
+        lines += ["", "seat  hand score per deal (95% CI)"]
+        for e in summary["per_side"]:
+            lines.append(f"{e['side']:>4}  {_fmt(e['score'])}")
     if "games" in summary:
         gm = summary["games"]
         lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
