@@ -116,9 +116,10 @@ def _decks_from(game: Game, hands, rest, decks, n_deals):
     return decks
 
 
-def _run_chunk(rules, seats, key, start, n, decks, dealers, shape, record):
+def _run_chunk(rules, seats, key, start, n, decks, dealers, shape, record, work_size):
     rec = new_record(n, *shape, record)
-    play_batch(rules, seats[0], seats[1], key, start, n, decks, dealers, rec)
+    work = np.zeros(max(work_size, 1), np.float64)
+    play_batch(rules, seats[0], seats[1], key, start, n, decks, dealers, rec, work)
     return rec
 
 
@@ -176,7 +177,8 @@ def play(
     empty = np.zeros((0, info.n_cards), np.int64)
     bounds = [(a, min(a + CHUNK, n_deals)) for a in range(0, n_deals, CHUNK)] or [(0, 0)]
     jobs = [
-        (g.rules, packed, key, start + a, b - a, given[a:b] if given is not None else empty, dealers[a:b], shape, record)
+        (g.rules, packed, key, start + a, b - a, given[a:b] if given is not None else empty, dealers[a:b], shape, record,
+         max(s.work_size for s in specs))
         for a, b in bounds
     ]
     if workers > 1 and len(jobs) > 1:

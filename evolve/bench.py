@@ -81,6 +81,7 @@ class _Kernel:
         info = self.game.info
         self.n = n
         self.rec = new_record(n, info.hand_size, info.n_rest, info.n_tricks, False)
+        self.work = np.zeros(1, np.float64)
         self.dealers = (np.arange(n) % 4).astype(np.int64)
         self.empty = np.zeros((0, info.n_cards), np.int64)
 
@@ -93,7 +94,7 @@ class _Kernel:
         key = seed_key(seed)
         g = self.game
         t = time.perf_counter()
-        play_batch(g.rules, self.kinds, self.params, key, start, n, self.empty, self.dealers, self.rec)
+        play_batch(g.rules, self.kinds, self.params, key, start, n, self.empty, self.dealers, self.rec, self.work)
         return time.perf_counter() - t
 
 

@@ -39,11 +39,12 @@ def shuffle(deck, rngs, stream):
 
 
 @njit(cache=True)
-def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec):
+def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec, work):
     """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
 
     ``decks`` is either empty (shuffle from the deal stream) or holds one deck order per
-    deal; ``dealers`` holds the dealer of each deal."""
+    deal; ``dealers`` holds the dealer of each deal; ``work`` is the agents' scratch memory
+    (kernels may not allocate; see ``evolve.agents.policy.Workspace``)."""
     n_cards = rules[P_N_CARDS]
     game = rules[P_GAME]
     deck = np.empty(n_cards, np.int64)
@@ -68,13 +69,13 @@ def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec):
         reset_pub(pub, dealer)
         rec.dealer[j] = dealer
         if game == GAME_SPADES:
-            spades.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+            spades.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
         elif game == GAME_EUCHRE:
-            euchre.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+            euchre.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
         elif game == GAME_SUECA:
-            sueca.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+            sueca.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
         elif game == GAME_JASS:
-            jass.deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, j)
+            jass.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
 
 
 @njit(cache=True)

@@ -14,10 +14,17 @@ import numpy as np
 from numba import njit
 
 from evolve.games.bits import ONE, ZERO, below, bit, count, has, kernel, lowest, random_card
+from evolve.agents.network import network_card
+from evolve.agents.rulebased import rule_card
+from evolve.agents.search import search_card
 from evolve.games.rules import suit_mask
 from evolve.games.state import DEALER, FOREHAND, UPCARD
 
+# Card-play kinds. Families live in their own modules and are dispatched by range.
 PLAY_RANDOM = 0
+NETWORK_KINDS = (1, 10)     # evolve.agents.network: evolved tanh networks
+RULE_KINDS = (10, 30)       # evolve.agents.rulebased: High/Low/.../rule-based Jass
+SEARCH_KINDS = (30, 40)     # evolve.agents.search: MC, DMCTS, ISMCTS
 
 BID_RANDOM = 0
 BID_SIMPLE = 1
@@ -45,12 +52,21 @@ def bid_param(kinds, params, seat, j, default):
     return default
 
 
-@kernel
-def choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs):
-    """The card the seat's agent plays from ``legal`` (a non-empty mask)."""
+@njit(cache=True, inline="always")
+def choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work):
+    """The card the seat's agent plays from ``legal`` (a non-empty mask). ``work`` is
+    scratch memory for agents that need it (engine kernels may not allocate)."""
     kind = kinds[PLAY_KIND + seat]
     if kind == PLAY_RANDOM:
         return random_card(rngs, seat, legal)
+    lo = kinds[PLAY_OFFSETS + seat]
+    hi = kinds[PLAY_OFFSETS + seat + 1]
+    if kind < NETWORK_KINDS[1]:
+        return network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+    if kind < RULE_KINDS[1]:
+        return rule_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs)
+    if kind < SEARCH_KINDS[1]:
+        return search_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
     raise ValueError("unknown card-play agent kind")
 
 

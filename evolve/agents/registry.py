@@ -37,6 +37,7 @@ class AgentSpec:
     play_params: np.ndarray = field(default_factory=lambda: np.zeros(0))
     bid_kind: int = BID_RANDOM
     bid_params: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    work_size: int = 0  # float64 scratch the agent needs per decision (search agents)
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def build(opts: dict):
 
 
 @kernel
-def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Euchre deal: bidding, discard, going alone, five tricks, scoring."""
     deal_hands(deck, 5, hands, rec, i)
     up = deck[20]
@@ -160,7 +160,7 @@ def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
     out = (maker + 2) % 4 if alone else -1
     leader = forehand if forehand != out else (forehand + 1) % 4
     rec.first_leader[i] = leader
-    play_tricks(rules, trump, kinds, params, hands, pub, rngs, leader, out)
+    play_tricks(rules, trump, kinds, params, hands, pub, rngs, work, leader, out)
     record_play(rules, pub, rec, i)
     rec.points[i, 0] = rec.tricks[i, 0] + rec.tricks[i, 2]
     rec.points[i, 1] = rec.tricks[i, 1] + rec.tricks[i, 3]

@@ -87,7 +87,7 @@ def build(opts: dict):
 
 
 @kernel
-def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Schieber deal: trump declaration with push, nine tricks, scoring."""
     deal_hands(deck, 9, hands, rec, i)
     forehand = (dealer + 1) % 4
@@ -108,7 +108,7 @@ def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
     rec.mode[i] = mode
     rec.maker[i] = declarer
     rec.first_leader[i] = forehand
-    play_tricks(rules, mode, kinds, params, hands, pub, rngs, forehand, -1)
+    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, forehand, -1)
     record_play(rules, pub, rec, i)
     bonus = rules[P_MATCH_BONUS]
     for side in range(2):

@@ -82,7 +82,7 @@ def exact_score(bid, tricks):
 
 
 @kernel
-def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Spades deal: bidding (if any), thirteen tricks, scoring."""
     deal_hands(deck, 13, hands, rec, i)
     forehand = (dealer + 1) % 4
@@ -102,7 +102,7 @@ def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
             rec.bids[i, seat] = b
     rec.mode[i] = 0
     rec.first_leader[i] = forehand
-    play_tricks(rules, 0, kinds, params, hands, pub, rngs, forehand, -1)
+    play_tricks(rules, 0, kinds, params, hands, pub, rngs, work, forehand, -1)
     record_play(rules, pub, rec, i)
     t = rec.tricks[i]
     rec.points[i, 0] = t[0] + t[2]

@@ -32,7 +32,7 @@ from evolve.games.state import (
     TRICKS_WON,
     reset_pub,
 )
-from evolve.games.tricks import finish_trick, note_play, start_trick
+from evolve.games.table import finish_trick, note_play, start_trick
 
 
 class TrickState:

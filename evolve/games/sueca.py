@@ -80,7 +80,7 @@ def game_points(points, tricks):
 
 
 @kernel
-def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Sueca deal: trump from the dealer's card (or a random card), ten tricks."""
     deal_hands(deck, 10, hands, rec, i)
     if rules[P_SETUP] == 1:
@@ -95,7 +95,7 @@ def deal(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
     pub[MODE] = trump
     rec.mode[i] = trump
     rec.first_leader[i] = leader
-    play_tricks(rules, trump, kinds, params, hands, pub, rngs, leader, -1)
+    play_tricks(rules, trump, kinds, params, hands, pub, rngs, work, leader, -1)
     record_play(rules, pub, rec, i)
     for side in range(2):
         rec.score[i, side] = game_points(rec.points[i, side], rec.tricks[i, side] + rec.tricks[i, side + 2])

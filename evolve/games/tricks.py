@@ -15,39 +15,9 @@ from numba import njit
 
 from evolve.agents.policy import choose_card
 from evolve.games.bits import bit, has, kernel
-from evolve.games.rules import (
-    GAME_JASS,
-    P_GAME,
-    P_LAST_BONUS,
-    P_N_TRICKS,
-    legal_cards,
-    rank_of,
-    suit_of,
-    trick_points,
-    trump_of,
-    winning_index,
-)
-from evolve.games.state import (
-    BROKEN,
-    HISTORY,
-    HISTORY_STRIDE,
-    LEADER,
-    N_ACTIVE,
-    NPLAYED,
-    OUT_SEAT,
-    PHASE,
-    PLAYED_BY,
-    SIDE_POINTS,
-    TRICK,
-    TRICK_CARDS,
-    TRICK_SEATS,
-    TRICKS_WON,
-    VOIDS,
-)
-
-# VOIDS bit 4 + s: the seat holds no card of suit s except possibly the Jass Buur
-BUUR_ONLY_SHIFT = 4
-
+from evolve.games.rules import P_N_TRICKS, legal_cards, suit_of
+from evolve.games.state import HISTORY, HISTORY_STRIDE, N_ACTIVE, OUT_SEAT, PHASE, SIDE_POINTS, TRICKS_WON
+from evolve.games.table import finish_trick, note_play, start_trick
 
 class DealRecord(NamedTuple):
     """Per-deal output arrays of a batch (row i = deal i). Play-by-play arrays have zero
@@ -98,71 +68,11 @@ def new_record(n: int, hand: int, n_rest: int, n_tricks: int, record: bool) -> D
 
 
 @njit(cache=True, inline="always")
-def note_play(rules, mode, pub, seat, card, q, led):
-    """Update the public state for ``seat`` playing ``card`` as the q-th card of the trick
-    led in suit ``led``, including what the play reveals about the seat's hand."""
-    suit = suit_of(rules, mode, card)
-    tr = trump_of(rules, mode)
-    if q > 0:
-        if suit != led:
-            if rules[P_GAME] != GAME_JASS:
-                pub[VOIDS + seat] |= 1 << led
-            elif led == tr:
-                pub[VOIDS + seat] |= 1 << (BUUR_ONLY_SHIFT + led)
-            elif suit != tr:
-                pub[VOIDS + seat] |= 1 << led
-            else:
-                # a trump below one already in the trick is only legal from an all-trump hand
-                best = -1
-                for i in range(q):
-                    c = pub[TRICK_CARDS + i]
-                    if suit_of(rules, mode, c) == tr and rank_of(rules, mode, c) > best:
-                        best = rank_of(rules, mode, c)
-                if rank_of(rules, mode, card) < best:
-                    for s in range(4):
-                        if s != tr:
-                            pub[VOIDS + seat] |= 1 << s
-    if suit == tr:
-        pub[BROKEN] = 1
-    pub[TRICK_CARDS + q] = card
-    pub[TRICK_SEATS + q] = seat
-    pub[NPLAYED] = q + 1
-    pub[PLAYED_BY + seat] |= np.int64(bit(card))
-    pub[HISTORY + pub[TRICK] * HISTORY_STRIDE + 1 + q] = card
-
-
-@njit(cache=True, inline="always")
-def start_trick(pub, t, leader):
-    """Open trick ``t`` led by ``leader``."""
-    pub[TRICK] = t
-    pub[LEADER] = leader
-    pub[NPLAYED] = 0
-    for q in range(4):
-        pub[TRICK_CARDS + q] = -1
-        pub[TRICK_SEATS + q] = -1
-    pub[HISTORY + t * HISTORY_STRIDE] = leader
-
-
-@njit(cache=True, inline="always")
-def finish_trick(rules, mode, pub, t, n_active):
-    """Resolve the full trick in ``pub``: credit the winner, return the winner's seat."""
-    w = winning_index(rules, mode, pub, TRICK_CARDS, n_active)
-    winner = pub[TRICK_SEATS + w]
-    pub[TRICKS_WON + winner] += 1
-    pts = trick_points(rules, mode, pub, TRICK_CARDS, n_active)
-    if t == rules[P_N_TRICKS] - 1:
-        pts += rules[P_LAST_BONUS]
-    pub[SIDE_POINTS + winner % 2] += pts
-    pub[HISTORY + t * HISTORY_STRIDE + 5] = winner
-    return winner
-
-
-@njit(cache=True, inline="always")
-def play_card(rules, mode, kinds, params, hands, pub, rngs, seat, q, led):
+def play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led):
     """Ask ``seat`` for its card as the q-th of the trick, check it, apply it; return it."""
     hand = hands[seat]
     legal = legal_cards(rules, mode, hand, pub)
-    card = choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs)
+    card = choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work)
     if not has(legal, card):
         raise ValueError("an agent chose an illegal card")
     hands[seat] = hand & ~bit(card)
@@ -171,7 +81,7 @@ def play_card(rules, mode, kinds, params, hands, pub, rngs, seat, q, led):
 
 
 @kernel
-def play_tricks(rules, mode, kinds, params, hands, pub, rngs, leader, out_seat):
+def play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out_seat):
     """Play every trick of a deal from ``leader``; ``out_seat`` (or -1) sits out.
     Everything that happens is kept in ``pub`` (see ``record_play``)."""
     n_tricks = rules[P_N_TRICKS]
@@ -181,14 +91,14 @@ def play_tricks(rules, mode, kinds, params, hands, pub, rngs, leader, out_seat):
     pub[PHASE] = 2
     for t in range(n_tricks):
         start_trick(pub, t, leader)
-        lead = play_card(rules, mode, kinds, params, hands, pub, rngs, leader, 0, -1)
+        lead = play_card(rules, mode, kinds, params, hands, pub, rngs, work, leader, 0, -1)
         led = suit_of(rules, mode, lead)
         seat = leader
         for q in range(1, n_active):
             seat = (seat + 1) % 4
             if seat == out_seat:
                 seat = (seat + 1) % 4
-            play_card(rules, mode, kinds, params, hands, pub, rngs, seat, q, led)
+            play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led)
         leader = finish_trick(rules, mode, pub, t, n_active)
 
 
