@@ -90,9 +90,16 @@ def parse_seat(text: str, game) -> AgentSpec:
     if isinstance(text, AgentSpec):
         return text
     name, _, rest = str(text).strip().partition(":")
+    if name == "champion":
+        from evolve.agents.champion import champion_seat
+
+        path, _, bidder = rest.partition("@")
+        if not path:
+            raise UsageError("seat 'champion:PATH' needs the path of a champion.npz (optionally PATH@bidder)")
+        return champion_seat(path, game, bidder or "simple")
     agent = AGENTS.get(name)
     if agent is None:
-        raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENTS)}")
+        raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENTS)}, champion:PATH")
     if game.name not in agent.games:
         raise UsageError(f"agent {name!r} does not play {game.name}; it plays: {', '.join(agent.games)}")
     given = {}

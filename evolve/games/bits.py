@@ -17,14 +17,16 @@ from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
-def kernel(fn):
+def kernel(fn=None, *, fastmath=False):
     """Compile a hot-loop function with Numba, cached, *without* reference counting.
 
     Numba otherwise wraps every array argument of every call in atomic incref/decref
     pairs, which cost about 40% of random-play time. A kernel may read and write the
     arrays it is given but must never allocate one (Numba refuses to compile it if it
-    does)."""
-    return njit(cache=True, _nrt=False)(fn)
+    does). ``fastmath`` lets LLVM reassociate float sums (network forward passes)."""
+    if fn is None:
+        return lambda f: kernel(f, fastmath=fastmath)
+    return njit(cache=True, _nrt=False, fastmath=fastmath)(fn)
 
 
 ONE = np.uint64(1)
