@@ -119,7 +119,7 @@ def _decks_from(game: Game, hands, rest, decks, n_deals):
 def _run_chunk(rules, seats, key, start, n, decks, dealers, shape, record, work_size):
     rec = new_record(n, *shape, record)
     work = np.zeros(max(work_size, 1), np.float64)
-    play_batch(rules, seats[0], seats[1], key, start, n, decks, dealers, rec, work)
+    play_batch(rules, seats[0][None, :], max(n, 1), seats[1], key, start, n, decks, dealers, rec, work)
     return rec
 
 

@@ -94,7 +94,7 @@ class _Kernel:
         key = seed_key(seed)
         g = self.game
         t = time.perf_counter()
-        play_batch(g.rules, self.kinds, self.params, key, start, n, self.empty, self.dealers, self.rec, self.work)
+        play_batch(g.rules, self.kinds[None, :], max(n, 1), self.params, key, start, n, self.empty, self.dealers, self.rec, self.work)
         return time.perf_counter() - t
 
 

@@ -39,9 +39,11 @@ def shuffle(deck, rngs, stream):
 
 
 @njit(cache=True)
-def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec, work):
+def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work):
     """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
 
+    ``tables`` holds one ``seat_ints`` row (the four agents) per table; deal j is played
+    by table ``j // per_table`` (so a whole tournament generation is one call).
     ``decks`` is either empty (shuffle from the deal stream) or holds one deck order per
     deal; ``dealers`` holds the dealer of each deal; ``work`` is the agents' scratch memory
     (kernels may not allocate; see ``evolve.agents.policy.Workspace``)."""
@@ -66,6 +68,7 @@ def play_batch(rules, kinds, params, key, start, n, decks, dealers, rec, work):
                 deck[c] = c
             shuffle(deck, rngs, DEAL_STREAM)
         dealer = dealers[j]
+        kinds = tables[min(j // per_table, tables.shape[0] - 1)]
         reset_pub(pub, dealer)
         rec.dealer[j] = dealer
         if game == GAME_SPADES:

@@ -33,21 +33,23 @@ JASS_PUSH = 6
 EUCHRE_PASS = -1
 
 
-# Layout of ``seat_ints`` (the four agents' kinds and parameter offsets): seat s plays with
+# Layout of ``seat_ints`` (the four agents' kinds and parameter ranges): seat s plays with
 # kind seat_ints[PLAY_KIND + s] and parameters
-# seat_params[seat_ints[PLAY_OFFSETS + s]:seat_ints[PLAY_OFFSETS + s + 1]]; likewise BID_*.
+# seat_params[seat_ints[PLAY_LO + s]:seat_ints[PLAY_HI + s]]; likewise BID_*.
 PLAY_KIND = 0
 BID_KIND = 4
-PLAY_OFFSETS = 8
-BID_OFFSETS = 13
-SEAT_INTS = 18
+PLAY_LO = 8
+PLAY_HI = 12
+BID_LO = 16
+BID_HI = 20
+SEAT_INTS = 24
 
 
 @njit(cache=True, inline="always")
 def bid_param(kinds, params, seat, j, default):
     """Parameter ``j`` of the seat's bidder, or ``default`` when it has fewer."""
-    a = kinds[BID_OFFSETS + seat]
-    if a + j < kinds[BID_OFFSETS + seat + 1]:
+    a = kinds[BID_LO + seat]
+    if a + j < kinds[BID_HI + seat]:
         return params[a + j]
     return default
 
@@ -59,8 +61,8 @@ def choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work):
     kind = kinds[PLAY_KIND + seat]
     if kind == PLAY_RANDOM:
         return random_card(rngs, seat, legal)
-    lo = kinds[PLAY_OFFSETS + seat]
-    hi = kinds[PLAY_OFFSETS + seat + 1]
+    lo = kinds[PLAY_LO + seat]
+    hi = kinds[PLAY_HI + seat]
     if kind < NETWORK_KINDS[1]:
         return network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
     if kind < RULE_KINDS[1]:

@@ -13,12 +13,14 @@ from typing import Any, Callable
 import numpy as np
 
 from evolve.agents.policy import (
+    BID_HI,
     BID_KIND,
-    BID_OFFSETS,
+    BID_LO,
     BID_RANDOM,
     BID_SIMPLE,
+    PLAY_HI,
     PLAY_KIND,
-    PLAY_OFFSETS,
+    PLAY_LO,
     PLAY_RANDOM,
     SEAT_INTS,
 )
@@ -137,18 +139,31 @@ def split_seats(text: str) -> list[str]:
     return parts
 
 
-def pack_seats(specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
-    """The engine's ``(seat_ints, seat_params)`` arrays for four agent specs."""
-    ints = np.zeros(SEAT_INTS, np.int64)
-    chunks = []
-    pos = 0
-    for base, kind_at, field_name in ((PLAY_OFFSETS, PLAY_KIND, "play"), (BID_OFFSETS, BID_KIND, "bid")):
-        for s, spec in enumerate(specs):
-            ints[kind_at + s] = getattr(spec, f"{field_name}_kind")
-            values = np.asarray(getattr(spec, f"{field_name}_params"), np.float64).ravel()
-            ints[base + s] = pos
-            chunks.append(values)
-            pos += len(values)
-        ints[base + 4] = pos
+def pack_tables(tables: np.ndarray, specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """Seat arrays for many tables at once: ``tables[t, s]`` indexes ``specs``. Returns
+    ``(seat_ints [T, SEAT_INTS], params)`` where every spec's parameters are stored once."""
+    tables = np.asarray(tables, dtype=np.int64).reshape(-1, 4)
+    chunks, play_at, bid_at, pos = [], [], [], 0
+    for spec in specs:
+        for values, where in ((spec.play_params, play_at), (spec.bid_params, bid_at)):
+            v = np.asarray(values, np.float64).ravel()
+            where.append((pos, pos + len(v)))
+            chunks.append(v)
+            pos += len(v)
+    ints = np.zeros((tables.shape[0], SEAT_INTS), np.int64)
+    for t, row in enumerate(tables):
+        for s, k in enumerate(row):
+            spec = specs[k]
+            ints[t, PLAY_KIND + s] = spec.play_kind
+            ints[t, BID_KIND + s] = spec.bid_kind
+        for s, k in enumerate(row):
+            ints[t, PLAY_LO + s], ints[t, PLAY_HI + s] = play_at[k]
+            ints[t, BID_LO + s], ints[t, BID_HI + s] = bid_at[k]
     params = np.concatenate(chunks) if pos else np.zeros(1)
     return ints, params
+
+
+def pack_seats(specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's ``(seat_ints, seat_params)`` arrays for the four agents of one table."""
+    ints, params = pack_tables(np.arange(4)[None, :], list(specs))
+    return ints[0], params

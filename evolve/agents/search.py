@@ -1,13 +1,551 @@
-"""Search agents (SPEC §2): flat Monte Carlo, DMCTS and ISMCTS; kinds 30..39."""
+"""Search agents (SPEC §2): flat Monte Carlo, DMCTS and ISMCTS; kinds 30..39.
+
+All three see only ``(seat, hand, pub)``: hidden hands come from
+``evolve.agents.determinize`` (exactly uniform over the deals consistent with the seat's
+observation), never from the engine. Budgets are counted in iterations, so a decision is
+a pure function of the observation and the seat's random stream ``rngs[seat]``.
+
+Kinds and parameter vectors (``params[lo:hi]``):
+
+- ``KIND_MC`` (30) flat Monte Carlo: ``[variant, shuffles S, playouts K]``; variant 0
+  normal (the card with the best single playout; ties by the higher mean), 1 average (best
+  mean, K forced to 1), 2 extra (best mean over S x K playouts). The same S
+  determinizations are used for every legal card (common random numbers).
+- ``KIND_DMCTS`` (31): ``[determinizations D, iterations I, c]``: per determinization a
+  perfect-information UCT tree of I iterations (random rollouts, returns normalised to
+  [0, 1], UCB1 with exploration c); the trees are combined by summing each root move's
+  visit-weighted score N x Q (= its total return) and the best sum is played.
+- ``KIND_ISMCTS`` (32): ``[iterations I, c]``: single-observer ISMCTS (Cowling, Powley &
+  Whitehouse 2012): one tree over the observer's information sets, a fresh determinization
+  per iteration, only children legal in that determinization are candidates, UCB with
+  availability counts (W/N + c sqrt(ln A / N)); the most visited root move is played.
+
+Returns: the seat's side's result at the end of the deal (tricks in Spades and Euchre,
+side tricks in partnership games, own tricks in cut-throat Spades; card points in Sueca
+and Jass, including the last-trick bonus and the Jass match bonus), normalised by the
+deal's maximum for UCT.
+
+Work memory (float64 ``work``, used through an int64 view; kernels may not allocate):
+``[0, DET_SIZE)`` determinization tables, then the playout state (a ``pub`` copy, four
+hands, a sampled deal, a descent path), per-card statistics (float), and the tree (MCTS:
+``NODE_STRIDE`` slots per node, I + 1 nodes). ``work_size(kind, params)`` gives the size.
+"""
 
 from __future__ import annotations
 
-from evolve.games.bits import kernel
+import ctypes
+import math
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir
+from numba import carray, cfunc, njit, types
+from numba.extending import intrinsic
+
+from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
+from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, random_card
+from evolve.games.rules import (
+    GAME_EUCHRE,
+    GAME_SPADES,
+    P_GAME,
+    P_LAST_BONUS,
+    P_MATCH_BONUS,
+    P_N_CARDS,
+    P_N_TRICKS,
+    P_PARTNERSHIP,
+    legal_cards,
+    points_of,
+    suit_of,
+)
+from evolve.games.state import (
+    HISTORY,
+    N_ACTIVE,
+    NPLAYED,
+    OUT_SEAT,
+    PUB_SIZE,
+    SIDE_POINTS,
+    TRICK,
+    TRICK_CARDS,
+    TRICKS_WON,
+)
+from evolve.games.table import finish_trick, note_play, start_trick
+
+KIND_MC = 30
+KIND_DMCTS = 31
+KIND_ISMCTS = 32
+
+MC_NORMAL = 0
+MC_AVERAGE = 1
+MC_EXTRA = 2
+MC_VARIANTS = ("normal", "average", "extra")
+
+# error codes returned by ``search_impl`` (raised as ValueError by ``search_card``)
+ERR_WORK = -2
+ERR_PARAMS = -3
+
+# work layout (slots of the int64 view / the float64 array, the same memory)
+OFF_PUB = DET_SIZE                  # PUB_SIZE: playout copy of pub
+OFF_HANDS = OFF_PUB + PUB_SIZE      # 4: playout hands
+OFF_DEAL = OFF_HANDS + 4            # 4: the sampled deal
+OFF_REWARD = OFF_DEAL + 4           # 4 (float): normalised return per seat
+OFF_PATH = OFF_REWARD + 4           # 64: node path of an MCTS descent
+OFF_SUM = OFF_PATH + 64             # 64 (float): per-card sum of returns
+OFF_BEST = OFF_SUM + 64             # 64 (float): per-card best return
+OFF_TREE = OFF_BEST + 64
+NODE_STRIDE = 8
+N_MOVE, N_PLAYER, N_CHILD, N_SIBLING, N_UNTRIED = 0, 1, 2, 3, 4     # int slots of a node
+N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
+
+
+def work_size(kind: int, params) -> int:
+    """float64 slots of ``work`` an agent of ``kind`` with ``params`` needs."""
+    if kind == KIND_MC:
+        return OFF_TREE
+    if kind == KIND_DMCTS:
+        return OFF_TREE + NODE_STRIDE * (int(params[1]) + 1)
+    if kind == KIND_ISMCTS:
+        return OFF_TREE + NODE_STRIDE * (int(params[0]) + 1)
+    raise ValueError(f"unknown search kind {kind}")
+
+
+# ----------------------------------------------------------------------------- playouts
+
+
+@njit(cache=True, inline="always")
+def _next_seat(s, out):
+    n = (s + 1) % 4
+    if n == out:
+        n = (n + 1) % 4
+    return n
+
+
+@kernel
+def apply_card(rules, mode, p, iw, hat, seat, card, out):
+    """``seat`` plays ``card`` in the copied state ``p`` (hands at ``iw[hat:hat+4]``);
+    return the next seat to play, or -1 when the deal is over."""
+    q = p[NPLAYED]
+    if q == 0:
+        led = suit_of(rules, mode, card)
+    else:
+        led = suit_of(rules, mode, p[TRICK_CARDS])
+    iw[hat + seat] = np.int64(np.uint64(iw[hat + seat]) & ~bit(card))
+    note_play(rules, mode, p, seat, card, q, led)
+    n_active = p[N_ACTIVE]
+    if q + 1 < n_active:
+        return _next_seat(seat, out)
+    t = p[TRICK]
+    w = finish_trick(rules, mode, p, t, n_active)
+    if t + 1 >= rules[P_N_TRICKS]:
+        return -1
+    start_trick(p, t + 1, w)
+    return w
+
+
+@kernel
+def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream):
+    """Uniformly random legal play from ``nxt`` to the end of the deal."""
+    while nxt >= 0:
+        lg = legal_cards(rules, mode, np.uint64(iw[hat + nxt]), p)
+        nxt = apply_card(rules, mode, p, iw, hat, nxt, random_card(rngs, stream, lg), out)
+
+
+@kernel
+def load_state(pub, p, iw, hat, deal_at):
+    """Copy the live part of ``pub`` (the history is only written by playouts) and the
+    sampled deal into the playout state."""
+    for i in range(HISTORY):
+        p[i] = pub[i]
+    for s in range(4):
+        iw[hat + s] = iw[deal_at + s]
+
+
+@njit(cache=True, inline="always")
+def seat_result(rules, p, s):
+    """The result of ``s``'s side at the end of the deal (see the module docstring)."""
+    game = rules[P_GAME]
+    if game == GAME_SPADES or game == GAME_EUCHRE:
+        if rules[P_PARTNERSHIP] != 0:
+            return np.float64(p[TRICKS_WON + s] + p[TRICKS_WON + (s + 2) % 4])
+        return np.float64(p[TRICKS_WON + s])
+    v = p[SIDE_POINTS + s % 2]
+    if rules[P_MATCH_BONUS] > 0 and p[TRICKS_WON + s] + p[TRICKS_WON + (s + 2) % 4] == rules[P_N_TRICKS]:
+        v += rules[P_MATCH_BONUS]
+    return np.float64(v)
+
+
+@kernel
+def result_scale(rules, mode):
+    """The largest result of a deal (normalises UCT returns to [0, 1])."""
+    game = rules[P_GAME]
+    if game == GAME_SPADES or game == GAME_EUCHRE:
+        return np.float64(rules[P_N_TRICKS])
+    total = rules[P_LAST_BONUS] + rules[P_MATCH_BONUS]
+    for c in range(rules[P_N_CARDS]):
+        total += points_of(rules, mode, c)
+    return np.float64(max(total, 1))
+
+
+# ----------------------------------------------------------------------------- flat MC
+
+
+@kernel
+def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+    variant = np.int64(params[lo]) if hi > lo else MC_EXTRA
+    n_shuffles = np.int64(params[lo + 1]) if hi > lo + 1 else 50
+    n_playouts = np.int64(params[lo + 2]) if hi > lo + 2 else 2
+    if variant == MC_AVERAGE:
+        n_playouts = 1
+    if n_shuffles < 1 or n_playouts < 1:
+        return ERR_PARAMS
+    out = pub[OUT_SEAT]
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        work[OFF_SUM + c] = 0.0
+        work[OFF_BEST + c] = -1.0e300
+    for _ in range(n_shuffles):
+        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        rest = legal
+        while rest != ZERO:
+            c = lowest(rest)
+            rest &= rest - ONE
+            for _k in range(n_playouts):
+                load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+                nxt = apply_card(rules, mode, p, iw, OFF_HANDS, seat, c, out)
+                rollout(rules, mode, p, iw, OFF_HANDS, nxt, out, rngs, seat)
+                v = seat_result(rules, p, seat)
+                work[OFF_SUM + c] += v
+                if v > work[OFF_BEST + c]:
+                    work[OFF_BEST + c] = v
+    best = -1
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        if best < 0:
+            best = c
+        elif variant == MC_NORMAL:
+            if work[OFF_BEST + c] > work[OFF_BEST + best] or (
+                work[OFF_BEST + c] == work[OFF_BEST + best] and work[OFF_SUM + c] > work[OFF_SUM + best]
+            ):
+                best = c
+        elif work[OFF_SUM + c] > work[OFF_SUM + best]:
+            best = c
+    return best
+
+
+# ----------------------------------------------------------------------------- trees
+
+
+@njit(cache=True, inline="always")
+def _new_node(iw, work, n, move, player, parent):
+    a = OFF_TREE + NODE_STRIDE * n
+    iw[a + N_MOVE] = move
+    iw[a + N_PLAYER] = player
+    iw[a + N_CHILD] = -1
+    iw[a + N_UNTRIED] = 0
+    work[a + N_VISITS] = 0.0
+    work[a + N_AVAIL] = 0.0
+    work[a + N_TOTAL] = 0.0
+    if parent >= 0:
+        b = OFF_TREE + NODE_STRIDE * parent
+        iw[a + N_SIBLING] = iw[b + N_CHILD]
+        iw[b + N_CHILD] = n
+    else:
+        iw[a + N_SIBLING] = -1
+    return a
+
+
+@njit(cache=True, inline="always")
+def _rewards(rules, p, work, scale):
+    for s in range(4):
+        work[OFF_REWARD + s] = seat_result(rules, p, s) / scale
+
+
+@njit(cache=True, inline="always")
+def _backprop(iw, work, depth):
+    for d in range(depth + 1):
+        a = OFF_TREE + NODE_STRIDE * iw[OFF_PATH + d]
+        work[a + N_VISITS] += 1.0
+        if d > 0:
+            work[a + N_TOTAL] += work[OFF_REWARD + iw[a + N_PLAYER]]
+
+
+@kernel
+def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+    n_iter = np.int64(params[lo]) if hi > lo else 100
+    c_uct = params[lo + 1] if hi > lo + 1 else math.sqrt(2.0)
+    if n_iter < 1:
+        return ERR_PARAMS
+    if work.shape[0] < OFF_TREE + NODE_STRIDE * (n_iter + 1):
+        return ERR_WORK
+    out = pub[OUT_SEAT]
+    scale = result_scale(rules, mode)
+    _new_node(iw, work, 0, -1, -1, -1)
+    n_nodes = 1
+    for _ in range(n_iter):
+        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+        node = 0
+        cur = seat
+        depth = 0
+        iw[OFF_PATH] = 0
+        while cur >= 0:
+            lg = legal_cards(rules, mode, np.uint64(iw[OFF_HANDS + cur]), p)
+            tried = ZERO
+            best = -1
+            best_u = -1.0e300
+            ch = iw[OFF_TREE + NODE_STRIDE * node + N_CHILD]
+            while ch >= 0:
+                a = OFF_TREE + NODE_STRIDE * ch
+                mv = iw[a + N_MOVE]
+                if has(lg, mv):
+                    tried |= bit(mv)
+                    work[a + N_AVAIL] += 1.0
+                    nv = work[a + N_VISITS]
+                    u = work[a + N_TOTAL] / nv + c_uct * math.sqrt(math.log(work[a + N_AVAIL]) / nv)
+                    if u > best_u:
+                        best_u = u
+                        best = ch
+                ch = iw[a + N_SIBLING]
+            untried = lg & ~tried
+            if untried != ZERO:
+                card = random_card(rngs, seat, untried)
+                a = _new_node(iw, work, n_nodes, card, cur, node)
+                work[a + N_AVAIL] = 1.0
+                node = n_nodes
+                n_nodes += 1
+                depth += 1
+                iw[OFF_PATH + depth] = node
+                cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, card, out)
+                break
+            node = best
+            depth += 1
+            iw[OFF_PATH + depth] = node
+            cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
+        rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat)
+        _rewards(rules, p, work, scale)
+        _backprop(iw, work, depth)
+    best = -1
+    best_n = -1.0
+    best_w = -1.0
+    ch = iw[OFF_TREE + N_CHILD]
+    while ch >= 0:
+        a = OFF_TREE + NODE_STRIDE * ch
+        nv = work[a + N_VISITS]
+        if nv > best_n or (nv == best_n and work[a + N_TOTAL] > best_w):
+            best_n = nv
+            best_w = work[a + N_TOTAL]
+            best = iw[a + N_MOVE]
+        ch = iw[a + N_SIBLING]
+    return best
+
+
+@kernel
+def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+    n_det = np.int64(params[lo]) if hi > lo else 10
+    n_iter = np.int64(params[lo + 1]) if hi > lo + 1 else 100
+    c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
+    if n_det < 1 or n_iter < 1:
+        return ERR_PARAMS
+    if work.shape[0] < OFF_TREE + NODE_STRIDE * (n_iter + 1):
+        return ERR_WORK
+    out = pub[OUT_SEAT]
+    scale = result_scale(rules, mode)
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        work[OFF_SUM + c] = 0.0
+    for _ in range(n_det):
+        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        a = _new_node(iw, work, 0, -1, -1, -1)
+        iw[a + N_UNTRIED] = np.int64(legal)
+        n_nodes = 1
+        for _i in range(n_iter):
+            load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+            node = 0
+            cur = seat
+            depth = 0
+            iw[OFF_PATH] = 0
+            while cur >= 0:
+                a = OFF_TREE + NODE_STRIDE * node
+                untried = np.uint64(iw[a + N_UNTRIED])
+                if untried != ZERO:
+                    card = random_card(rngs, seat, untried)
+                    iw[a + N_UNTRIED] = np.int64(untried & ~bit(card))
+                    b = _new_node(iw, work, n_nodes, card, cur, node)
+                    node = n_nodes
+                    n_nodes += 1
+                    depth += 1
+                    iw[OFF_PATH + depth] = node
+                    cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, card, out)
+                    if cur >= 0:
+                        iw[b + N_UNTRIED] = np.int64(legal_cards(rules, mode, np.uint64(iw[OFF_HANDS + cur]), p))
+                    break
+                log_n = math.log(work[a + N_VISITS])
+                best = -1
+                best_u = -1.0e300
+                ch = iw[a + N_CHILD]
+                while ch >= 0:
+                    b = OFF_TREE + NODE_STRIDE * ch
+                    nv = work[b + N_VISITS]
+                    u = work[b + N_TOTAL] / nv + c_uct * math.sqrt(log_n / nv)
+                    if u > best_u:
+                        best_u = u
+                        best = ch
+                    ch = iw[b + N_SIBLING]
+                node = best
+                depth += 1
+                iw[OFF_PATH + depth] = node
+                cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
+            rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat)
+            _rewards(rules, p, work, scale)
+            _backprop(iw, work, depth)
+        ch = iw[OFF_TREE + N_CHILD]
+        while ch >= 0:
+            b = OFF_TREE + NODE_STRIDE * ch
+            work[OFF_SUM + iw[b + N_MOVE]] += work[b + N_TOTAL]     # N x Q of this tree
+            ch = iw[b + N_SIBLING]
+    best = -1
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        if best < 0 or work[OFF_SUM + c] > work[OFF_SUM + best]:
+            best = c
+    return best
+
+
+# ----------------------------------------------------------------------------- dispatch
+
+
+@kernel
+def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
+    """The search itself: the card played, or a negative error code."""
+    if work.shape[0] < OFF_TREE:
+        return ERR_WORK
+    iw = work.view(np.int64)
+    p = iw[OFF_PUB:OFF_PUB + PUB_SIZE]
+    det_prepare(rules, mode, seat, hand, pub, iw, 0)
+    if kind == KIND_MC:
+        return mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+    if kind == KIND_DMCTS:
+        return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+    return ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+
+
+# The engine reaches ``search_impl`` through a function pointer rather than by a direct
+# call. A direct call makes Numba link (and LLVM re-optimise) all of the search code into
+# every engine kernel above it (play_tricks, each game's deal, play_batch), which cost
+# about 160 s of extra compilation after every source change. Through the pointer the
+# search code is compiled once, as a C callback (cached like any kernel), and the engine
+# only holds an indirect call. The pointer lives in a process-global slot exported to
+# LLVM as the symbol ``_SLOT_SYMBOL``; it starts at a ctypes trampoline that compiles (or
+# loads from the cache) the callback on first use, so importing the package costs
+# nothing and the engine's cached code stays valid across processes.
+
+_C_SIG = types.int64(
+    types.int64, types.voidptr, types.int64, types.int64, types.int64, types.int64,
+    types.voidptr, types.int64, types.int64, types.uint64, types.uint64,
+    types.voidptr, types.int64, types.voidptr, types.int64, types.voidptr, types.int64,
+)
+_CTYPES_SIG = ctypes.CFUNCTYPE(
+    ctypes.c_int64,
+    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64,
+    ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+)
+_SLOT_SYMBOL = "trick_evolve_search_impl_slot_v1"
+_SLOT = ctypes.c_int64(0)
+_CALLBACK = None
+
+
+def _make_callback():
+    @cfunc(_C_SIG, cache=True, nopython=True)
+    def search_c(kind, params_p, n_params, lo, hi, seat, rules_p, n_rules, mode, hand, legal,
+                 pub_p, n_pub, rngs_p, n_rngs, work_p, n_work):
+        params = carray(params_p, (n_params,), np.float64)
+        rules = carray(rules_p, (n_rules,), np.int64)
+        pub = carray(pub_p, (n_pub,), np.int64)
+        rngs = carray(rngs_p, (n_rngs,), np.uint64)
+        work = carray(work_p, (n_work,), np.float64)
+        return search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+
+    return search_c
+
+
+def ensure_compiled() -> int:
+    """Compile (or load from the cache) the search callback and point the slot at it;
+    returns its address. Called by the registry when a search agent is built, and by the
+    trampoline on a first call from the engine otherwise."""
+    global _CALLBACK
+    if _CALLBACK is None:
+        _CALLBACK = _make_callback()
+        _SLOT.value = _CALLBACK.address
+    return _CALLBACK.address
+
+
+def _lazy(*args):
+    return _CTYPES_SIG(ensure_compiled())(*args)
+
+
+_TRAMPOLINE = _CTYPES_SIG(_lazy)
+_SLOT.value = ctypes.cast(_TRAMPOLINE, ctypes.c_void_p).value
+llvm.add_symbol(_SLOT_SYMBOL, ctypes.addressof(_SLOT))
+
+
+@intrinsic
+def _call_search(typingctx, kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
+    """Call the function in the slot with the arrays' data pointers and lengths."""
+    sig = types.int64(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        i8p = ir.IntType(8).as_pointer()
+        tys = signature.args
+
+        def array(k):
+            a = context.make_array(tys[k])(context, builder, args[k])
+            return builder.bitcast(a.data, i8p), builder.extract_value(a.shape, 0)
+
+        def integer(k, ty=types.int64):
+            return context.cast(builder, args[k], tys[k], ty)
+
+        params_p, n_params = array(1)
+        rules_p, n_rules = array(5)
+        pub_p, n_pub = array(9)
+        rngs_p, n_rngs = array(10)
+        work_p, n_work = array(11)
+        fnty = ir.FunctionType(i64, [i64, i8p, i64, i64, i64, i64, i8p, i64, i64, i64, i64,
+                                     i8p, i64, i8p, i64, i8p, i64])
+        gv = builder.module.globals.get(_SLOT_SYMBOL)
+        if gv is None:
+            gv = ir.GlobalVariable(builder.module, i64, _SLOT_SYMBOL)
+            gv.linkage = "external"
+        fn = builder.inttoptr(builder.load(gv), fnty.as_pointer())
+        return builder.call(fn, [
+            integer(0), params_p, n_params, integer(2), integer(3), integer(4), rules_p, n_rules,
+            integer(6), integer(7, types.uint64), integer(8, types.uint64), pub_p, n_pub, rngs_p, n_rngs,
+            work_p, n_work,
+        ])
+
+    return sig, codegen
 
 
 @kernel
 def search_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
     """The card a search agent of ``kind`` plays from ``legal``."""
-    if kind >= 0:
+    if kind < KIND_MC or kind > KIND_ISMCTS:
         raise ValueError("unknown search agent kind")
-    return -1
+    if count(legal) == 1:
+        return lowest(legal)
+    card = _call_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+    if card == ERR_WORK:
+        raise ValueError("search agent: work array smaller than AgentSpec.work_size")
+    if card == ERR_PARAMS:
+        raise ValueError("search agent: budgets must be >= 1")
+    if card < 0 or card >= 64 or not has(legal, card):
+        raise ValueError("search agent failed (see the message printed above: inconsistent observation?)")
+    return card

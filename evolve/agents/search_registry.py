@@ -1,0 +1,284 @@
+"""Registry entries of the search agents (``mc``, ``dmcts``, ``ismcts``) and their bench.
+
+Seat strings::
+
+    mc                                   # variant=extra, shuffles=50, playouts=2
+    mc:variant=normal,shuffles=20,playouts=1
+    dmcts:determinizations=10,iterations=100,c=1.414
+    ismcts:iterations=100,c=1.414
+
+Every agent also takes the shared bidder options (``bidder`` defaults to ``simple`` here).
+Budgets are iteration counts only (no wall-clock budget), so results are reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from evolve.agents.registry import AGENTS, BIDDER_OPTIONS, AgentDef, AgentSpec, bidder_from, register
+from evolve.agents.search import KIND_DMCTS, KIND_ISMCTS, KIND_MC, MC_VARIANTS, ensure_compiled, work_size
+from evolve.errors import UsageError
+from evolve.games.common import Option
+
+SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
+SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
+
+_C_DEFAULT = repr(math.sqrt(2.0))
+
+
+def _positive(opts: dict, key: str, owner: str) -> int:
+    v = int(opts[key])
+    if v < 1:
+        raise UsageError(f"agent {owner!r}: option {key}={v} is invalid; expected an integer >= 1")
+    return v
+
+
+def _exploration(opts: dict, owner: str) -> float:
+    text = str(opts["c"]).strip().lower()
+    try:
+        c = math.sqrt(2.0) if text in ("sqrt2", "sqrt(2)") else float(text)
+    except ValueError:
+        raise UsageError(f"agent {owner!r}: option c={opts['c']!r} is invalid; expected a number >= 0") from None
+    if not math.isfinite(c) or c < 0:
+        raise UsageError(f"agent {owner!r}: option c={opts['c']!r} is invalid; expected a number >= 0")
+    return c
+
+
+def _spec(name: str, kind: int, params: list[float], opts: dict) -> AgentSpec:
+    ensure_compiled()   # compile / load the search callback here rather than mid-engine
+    bid_kind, bid_params = bidder_from(opts)
+    play = np.array(params, np.float64)
+    return AgentSpec(name, kind, play, bid_kind, bid_params, work_size(kind, play))
+
+
+def _make_mc(opts: dict, game) -> AgentSpec:
+    variant = MC_VARIANTS.index(opts["variant"])
+    shuffles = _positive(opts, "shuffles", "mc")
+    playouts = _positive(opts, "playouts", "mc")
+    return _spec("mc", KIND_MC, [variant, shuffles, playouts], opts)
+
+
+def _make_dmcts(opts: dict, game) -> AgentSpec:
+    d = _positive(opts, "determinizations", "dmcts")
+    i = _positive(opts, "iterations", "dmcts")
+    return _spec("dmcts", KIND_DMCTS, [d, i, _exploration(opts, "dmcts")], opts)
+
+
+def _make_ismcts(opts: dict, game) -> AgentSpec:
+    i = _positive(opts, "iterations", "ismcts")
+    return _spec("ismcts", KIND_ISMCTS, [i, _exploration(opts, "ismcts")], opts)
+
+
+MC_OPTIONS = {
+    "variant": Option("extra", "normal: best single playout | average: best mean, 1 playout | extra: best mean of K playouts", MC_VARIANTS),
+    "shuffles": Option(50, "determinizations S per decision (shared by all legal cards)", kind=int, minimum=1),
+    "playouts": Option(2, "random playouts K per card and determinization (average: 1)", kind=int, minimum=1),
+    **SEARCH_BIDDER_OPTIONS,
+}
+DMCTS_OPTIONS = {
+    "determinizations": Option(10, "determinizations D, one UCT tree each", kind=int, minimum=1),
+    "iterations": Option(100, "UCT iterations I per tree", kind=int, minimum=1),
+    "c": Option(_C_DEFAULT, "UCB exploration constant on returns in [0, 1] (default sqrt 2)"),
+    **SEARCH_BIDDER_OPTIONS,
+}
+ISMCTS_OPTIONS = {
+    "iterations": Option(100, "iterations (one determinization each)", kind=int, minimum=1),
+    "c": Option(_C_DEFAULT, "UCB exploration constant on returns in [0, 1] (default sqrt 2)"),
+    **SEARCH_BIDDER_OPTIONS,
+}
+
+
+def _register_all() -> None:
+    entries = (
+        AgentDef("mc", "flat Monte Carlo over exact determinizations (SPEC §2)", _make_mc, MC_OPTIONS),
+        AgentDef("dmcts", "determinized UCT, trees combined by visit-weighted scores (SPEC §2)", _make_dmcts, DMCTS_OPTIONS),
+        AgentDef("ismcts", "single-observer information-set MCTS (SPEC §2)", _make_ismcts, ISMCTS_OPTIONS),
+    )
+    for agent in entries:
+        if agent.name not in AGENTS:
+            register(agent)
+
+
+_register_all()
+
+
+# ----------------------------------------------------------------------------- bench
+
+
+def _positions(game_name: str, n: int, seed: int, **options):
+    """Mid-deal decision points (seat, mode, hand, pub) of random play with >= 2 legal
+    cards, one per deal at a uniformly random decision."""
+    from evolve.games.bits import cards_of
+    from evolve.games.registry import make_game
+    from evolve.games.stepper import TrickState
+
+    g = make_game(game_name, **options)
+    info = g.info
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        deck = rng.permutation(info.n_cards)
+        hands = [deck[k * info.hand_size:(k + 1) * info.hand_size] for k in range(4)]
+        mode = int(rng.integers(info.n_modes))
+        s = TrickState(g, hands, mode=mode, leader=int(rng.integers(4)))
+        stop = int(rng.integers(4 * info.n_tricks - 4))
+        for _ in range(stop):
+            s.play(int(rng.choice(s.legal())))
+        if len(s.legal()) < 2:
+            continue
+        seat = s.to_move
+        out.append((seat, mode, np.uint64(s.hands[seat]), s.pub.copy()))
+    return g, out
+
+
+def _decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int], float]:
+    """Run the agent on every position in one Numba loop; return cards and seconds."""
+    from evolve.agents.search import search_card
+    from numba import njit  # noqa: F401
+
+    rules = g.rules
+    n = len(positions)
+    seats = np.array([p[0] for p in positions], np.int64)
+    modes = np.array([p[1] for p in positions], np.int64)
+    hands = np.array([p[2] for p in positions], np.uint64)
+    pubs = np.stack([p[3] for p in positions])
+    work = np.zeros(spec.work_size, np.float64)
+    params = np.asarray(spec.play_params, np.float64)
+    cards = np.zeros(n, np.int64)
+    _decide_loop(spec.play_kind, params, rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), 1)
+    t = time.perf_counter()
+    _decide_loop(spec.play_kind, params, rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), n)
+    return [int(c) for c in cards], time.perf_counter() - t
+
+
+def _make_decide_loop():
+    from numba import njit
+
+    from evolve.agents.search import search_card
+    from evolve.games.bits import N_STREAMS, mix64
+    from evolve.games.rules import legal_cards
+
+    @njit(cache=True)
+    def loop(kind, params, rules, seats, modes, hands, pubs, work, cards, seed, n):
+        rngs = np.zeros(N_STREAMS, np.uint64)
+        for i in range(n):
+            for k in range(N_STREAMS):
+                rngs[k] = mix64(seed + np.uint64(i * N_STREAMS + k + 1))
+            pub = pubs[i]
+            legal = legal_cards(rules, modes[i], hands[i], pub)
+            cards[i] = search_card(kind, params, 0, params.shape[0], seats[i], rules, modes[i], hands[i], legal, pub,
+                                   rngs, work)
+
+    return loop
+
+
+_LOOP = None
+
+
+def _decide_loop(*args):
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = _make_decide_loop()
+    return _LOOP(*args)
+
+
+def _openspiel_euchre_positions(n: int, seed: int):
+    """Mid-deal play-phase states of OpenSpiel's ``euchre`` (random bidding and play) with
+    >= 2 legal actions, one per deal at a uniformly random trick position."""
+    import pyspiel
+
+    game = pyspiel.load_game("euchre")
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        s = game.new_initial_state()
+        while s.is_chance_node():
+            actions, probs = zip(*s.chance_outcomes())
+            s.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
+        # bidding / discard / alone decisions at random, up to the first card
+        while not s.is_terminal() and (s.is_chance_node() or len(s.legal_actions()) and max(s.legal_actions()) >= 24 or "Trump" not in str(s) and False):
+            break
+        stop = int(rng.integers(0, 16))
+        plays = 0
+        while not s.is_terminal():
+            if s.is_chance_node():
+                actions, probs = zip(*s.chance_outcomes())
+                s.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
+                continue
+            legal = s.legal_actions()
+            in_play = _openspiel_in_play(s)
+            if in_play and plays >= stop and len(legal) >= 2:
+                out.append(s.clone())
+                break
+            if in_play:
+                plays += 1
+            s.apply_action(int(rng.choice(legal)))
+    return game, out
+
+
+def _openspiel_in_play(state) -> bool:
+    """True in OpenSpiel Euchre's play phase (the state prints its tricks once play began)."""
+    try:
+        return "Tricks" in str(state) or state.current_phase() == 4  # pragma: no cover
+    except Exception:
+        return "Tricks" in str(state)
+
+
+def bench_openspiel_ismcts(n: int = 200, iterations: int = 100, seed: int = 0) -> dict:
+    """OpenSpiel's C++ ``ISMCTSBot`` (random rollouts, uct_c sqrt 2, a new world sample
+    per simulation, max-visit final policy) timed on ``.step(state)`` over mid-deal
+    Euchre play states."""
+    import pyspiel
+
+    game, states = _openspiel_euchre_positions(n, seed)
+    evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
+    bot = pyspiel.ISMCTSBot(seed, evaluator, math.sqrt(2.0), iterations, -1,
+                            pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
+    bot.step(states[0])
+    t = time.perf_counter()
+    for s in states:
+        bot.step(s)
+    dt = time.perf_counter() - t
+    return {"decisions": len(states), "seconds": dt, "decisions_per_s": len(states) / dt}
+
+
+def bench_agents(n: int = 400, seed: int = 0, deals: int = 100, openspiel: bool = True) -> dict:
+    """Decision rates of the search agents (one core), OpenSpiel's ISMCTS for comparison,
+    and the extrapolated time of the Sueca study's 1,000,000-deal pairing with one MC
+    "extra" (S = 50, K = 2) seat on 2 cores."""
+    import evolve
+    from evolve.agents.registry import parse_seat
+
+    res: dict = {}
+    g, pos = _positions("euchre", n, seed)
+    spec = parse_seat("ismcts:iterations=100", g)
+    _, dt = _decide_many(g, spec, pos)
+    res["ismcts100_euchre_decisions_per_s"] = len(pos) / dt
+    if openspiel:
+        try:
+            os_res = bench_openspiel_ismcts(max(50, n // 4), 100, seed)
+            res["openspiel_ismcts100_euchre_decisions_per_s"] = os_res["decisions_per_s"]
+            res["ismcts_ratio_vs_openspiel"] = res["ismcts100_euchre_decisions_per_s"] / os_res["decisions_per_s"]
+        except ImportError:
+            res["openspiel_ismcts100_euchre_decisions_per_s"] = None
+    g, pos = _positions("sueca", max(50, n // 4), seed)
+    spec = parse_seat("mc:variant=extra,shuffles=50,playouts=2", g)
+    _, dt = _decide_many(g, spec, pos)
+    res["mc_extra_50x2_sueca_decisions_per_s"] = len(pos) / dt
+    for name, seat in (("dmcts_10x100_euchre", "dmcts:determinizations=10,iterations=100"),):
+        g, pos = _positions("euchre", max(50, n // 4), seed)
+        _, dt = _decide_many(g, parse_seat(seat, g), pos)
+        res[f"{name}_decisions_per_s"] = len(pos) / dt
+    # the study's pairing: one MC-extra seat, three random seats, whole deals in the engine
+    seats = ["mc:variant=extra,shuffles=50,playouts=2", "random", "random", "random"]
+    evolve.play("sueca", seats, 2, seed=seed, setup="study")
+    t = time.perf_counter()
+    evolve.play("sueca", seats, deals, seed=seed, setup="study")
+    dt = time.perf_counter() - t
+    res["sueca_mc_extra_deals_per_s_1core"] = deals / dt
+    res["sueca_1M_deals_minutes_2cores"] = 1_000_000 / (deals / dt) / 2 / 60
+    return res

@@ -1,0 +1,213 @@
+"""Experiment configuration: a TOML file validated against a schema.
+
+Every key has a type, a default and a check; unknown keys are rejected. Any problem is
+a ``ConfigError`` whose message is one line naming the file, the key and what is expected.
+See ``experiments/*.toml`` for commented examples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from evolve.errors import UsageError
+
+
+class ConfigError(UsageError):
+    """A configuration file is malformed."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One schema entry: expected type(s), default, an optional check and its wording."""
+
+    types: tuple
+    default: Any
+    expect: str
+    check: Callable[[Any], bool] | None = None
+
+
+def _pos(x) -> bool:
+    return x > 0
+
+
+def _nonneg(x) -> bool:
+    return x >= 0
+
+
+def _unit(x) -> bool:
+    return 0.0 <= x <= 1.0
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "experiment": {
+        "name": Key((str,), None, "a name (letters, digits, _ and -)", lambda s: bool(s) and all(c.isalnum() or c in "_-" for c in s)),
+        "seed": Key((int,), 0, "a non-negative integer", _nonneg),
+        "game": Key((str,), None, "one of spades, euchre, sueca, jass"),
+        "description": Key((str,), "", "a string"),
+    },
+    "game_options": {},  # free-form, validated by the game's own option table
+    "network": {
+        "encoding": Key((str,), "card", "card or hand", lambda s: s in ("card", "hand")),
+        "hidden": Key((list,), [], "a list of two positive integers (empty: the SPEC rule)",
+                      lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v))),
+        "bias": Key((bool,), True, "true or false"),
+        "bidder": Key((str,), "simple", "random or simple (bids and trump calls of evolved seats)", lambda s: s in ("random", "simple")),
+    },
+    "evolution": {
+        "population": Key((int,), 60, "an integer >= 4", lambda x: x >= 4),
+        "games_per_generation": Key((int,), 15, "a positive integer", _pos),
+        "rounds_per_game": Key((int,), 4, "a positive integer", _pos),
+        "generations": Key((int,), 200, "a positive integer (minimum length, and the span of the mutation annealing)", _pos),
+        "patience": Key((int,), 200, "a non-negative integer (generations after the last new best)", _nonneg),
+        "max_generations": Key((int,), 5000, "a positive integer", _pos),
+        "mutation_start": Key((float, int), 0.8, "a number in [0, 1]", _unit),
+        "mutation_end": Key((float, int), 0.2, "a number in [0, 1]", _unit),
+        "mutation_schedule": Key((str,), "linear", "linear or exponential", lambda s: s in ("linear", "exponential")),
+        "selection": Key((float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1),
+        "fitness": Key((str,), "simple", "simple, advanced, side_points or side_score",
+                       lambda s: s in ("simple", "advanced", "side_points", "side_score")),
+        "opponents": Key((list,), [], "a list of seat strings (empty: members play each other)",
+                         lambda v: all(isinstance(x, str) for x in v)),
+        "opponent_share": Key((float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit),
+        "deals": Key((str,), "shared", "shared (every table plays the generation's deals) or per_table",
+                     lambda s: s in ("shared", "per_table")),
+        "checkpoint_every": Key((int,), 1, "a positive integer", _pos),
+    },
+    "parallel": {
+        "workers": Key((int,), 1, "a positive integer", _pos),
+        "backend": Key((str,), "loky", "loky or dask", lambda s: s in ("loky", "dask")),
+        "scheduler": Key((str,), "", "a dask scheduler address such as tcp://host:8786 (empty: a local cluster)"),
+    },
+    "benchmark": {
+        "deals": Key((int,), 20000, "a non-negative integer (0 skips the final benchmark)", _nonneg),
+        "opponents": Key((list,), ["random"], "a list of seat strings", lambda v: all(isinstance(x, str) for x in v)),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """A validated experiment configuration (sections as plain dicts)."""
+
+    path: Path | None
+    experiment: dict
+    game_options: dict
+    network: dict
+    evolution: dict
+    parallel: dict
+    benchmark: dict
+
+    @property
+    def name(self) -> str:
+        return self.experiment["name"]
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in SCHEMA}
+
+    def hash(self) -> str:
+        """Hash of everything that determines the run (not the number of workers)."""
+        d = self.as_dict()
+        d = {**d, "parallel": {}}
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    def with_overrides(self, **sections: dict) -> "Config":
+        """A copy with some keys replaced (validated again)."""
+        data = self.as_dict()
+        for section, values in sections.items():
+            data[section] = {**data[section], **{k: v for k, v in values.items() if v is not None}}
+        return validate(data, self.path)
+
+
+def _typename(types: tuple) -> str:
+    return " or ".join(t.__name__ for t in types)
+
+
+def validate(data: dict, path: Path | None = None) -> Config:
+    """Check ``data`` against the schema and fill defaults (ConfigError on any problem)."""
+    where = str(path) if path else "<config>"
+
+    def fail(key: str, msg: str):
+        raise ConfigError(f"{where}: {key}: {msg}")
+
+    if not isinstance(data, dict):
+        fail("<root>", "expected a table of sections")
+    for section in data:
+        if section not in SCHEMA:
+            fail(section, f"unknown section; valid sections: {', '.join(SCHEMA)}")
+    out: dict[str, dict] = {}
+    for section, keys in SCHEMA.items():
+        given = data.get(section, {})
+        if not isinstance(given, dict):
+            fail(section, "expected a table")
+        if section == "game_options":
+            out[section] = dict(given)
+            continue
+        values = {}
+        for key, value in given.items():
+            if key not in keys:
+                fail(f"{section}.{key}", f"unknown key; valid keys: {', '.join(keys)}")
+        for key, spec in keys.items():
+            full = f"{section}.{key}"
+            if key not in given:
+                if spec.default is None and not (section == "experiment" and key == "name" and path):
+                    fail(full, f"missing; expected {spec.expect}")
+                values[key] = spec.default
+                continue
+            value = given[key]
+            if isinstance(value, bool) and bool not in spec.types:
+                fail(full, f"got {value!r}; expected {spec.expect}")
+            if not isinstance(value, spec.types):
+                fail(full, f"got {value!r} ({type(value).__name__}); expected {spec.expect}")
+            if spec.check is not None and not spec.check(value):
+                fail(full, f"got {value!r}; expected {spec.expect}")
+            values[key] = float(value) if float in spec.types and not isinstance(value, bool) else value
+        out[section] = values
+    if out["experiment"]["name"] is None:
+        out["experiment"]["name"] = path.stem if path else "experiment"
+    from evolve.games.registry import GAMES, make_game
+
+    game = out["experiment"]["game"]
+    if game not in GAMES:
+        fail("experiment.game", f"got {game!r}; expected one of {', '.join(GAMES)}")
+    try:
+        make_game(game, **out["game_options"])
+    except UsageError as e:
+        fail("game_options", str(e))
+    from evolve.agents.registry import parse_seat
+
+    g = make_game(game, **out["game_options"])
+    for section, key in (("evolution", "opponents"), ("benchmark", "opponents")):
+        for seat in out[section][key]:
+            try:
+                parse_seat(seat, g)
+            except UsageError as e:
+                fail(f"{section}.{key}", f"seat {seat!r}: {e}")
+    ev = out["evolution"]
+    if ev["opponent_share"] > 0 and not ev["opponents"]:
+        fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")
+    if ev["max_generations"] < ev["generations"]:
+        fail("evolution.max_generations", f"got {ev['max_generations']}; expected >= evolution.generations ({ev['generations']})")
+    if ev["fitness"] in ("side_points", "side_score") and not make_game(game, **out["game_options"]).partnership:
+        fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or advanced)")
+    return Config(path=path, **out)
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a TOML experiment file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML ({e})") from None
+    return validate(data, path)
