@@ -1,0 +1,83 @@
+"""Checkpoints: one ``.npz`` written atomically (temp file, fsync, rename), never pickled.
+
+It holds the generation to evaluate next, the population, the fitnesses of the last
+evaluated generation, the hall of fame, the generation of the last new best, the logbook
+(JSON text), the random-number state and the config hash. Random numbers of generation g
+are derived from (seed, g), so the state to restore is (seed, generation)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from evolve.errors import UsageError
+
+FORMAT = 1
+
+
+@dataclass
+class RunState:
+    """Everything needed to continue a run bit for bit."""
+
+    generation: int            # next generation to evaluate
+    population: np.ndarray     # [P, genome]
+    fitness: np.ndarray        # fitness of the last evaluated generation ([P], NaN before)
+    hof_genome: np.ndarray
+    hof_fitness: float
+    hof_generation: int
+    best_generation: int       # generation of the last new best (patience rule)
+    logbook: list[dict]
+    seed: int
+    config_hash: str
+    finished: bool = False
+
+
+def save_checkpoint(path: str | Path, state: RunState) -> None:
+    """Write ``state`` to ``path`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "format": FORMAT, "generation": state.generation, "hof_fitness": state.hof_fitness,
+        "hof_generation": state.hof_generation, "best_generation": state.best_generation,
+        "seed": state.seed, "config_hash": state.config_hash, "finished": state.finished,
+        "rng": {"kind": "numpy.random.SeedSequence", "entropy": [state.seed, state.generation]},
+    }
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, population=state.population, fitness=state.fitness, hof_genome=state.hof_genome,
+                     meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_checkpoint(path: str | Path) -> RunState:
+    """Read a checkpoint; a truncated or foreign file is a UsageError (nothing is touched)."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"unsupported checkpoint format {meta.get('format')!r}")
+            return RunState(
+                generation=int(meta["generation"]), population=np.array(data["population"]),
+                fitness=np.array(data["fitness"]), hof_genome=np.array(data["hof_genome"]),
+                hof_fitness=float(meta["hof_fitness"]), hof_generation=int(meta["hof_generation"]),
+                best_generation=int(meta["best_generation"]), logbook=json.loads(str(data["logbook"])),
+                seed=int(meta["seed"]), config_hash=str(meta["config_hash"]), finished=bool(meta.get("finished", False)),
+            )
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no checkpoint to resume from") from None
+    except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as e:
+        raise UsageError(f"{path}: corrupt or truncated checkpoint ({e.__class__.__name__}: {e}); nothing was changed") from None

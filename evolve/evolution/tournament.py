@@ -1,0 +1,170 @@
+"""One generation's tournament (SPEC §4): tables of four seats, rotating hands.
+
+Seating: ``games_per_generation`` tables. Population tables seat four distinct members,
+drawn so that every member plays equally often (balanced random permutations); with
+``opponents``, a share of the tables seats one member against three opponents drawn from
+that list. Deals: every block of four rounds uses one deal; over the block the hands (and
+the dealer) rotate one seat per round, so every seat plays every hand. With ``deals =
+"shared"`` all tables of the generation play the same deals.
+
+Everything is derived from ``(seed, generation)``; tables are split into fixed chunks,
+each played by one ``play_batch`` call, so the result does not depend on the number of
+workers or on the backend. Workers receive only plain arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evolve.agents.registry import AgentSpec, pack_tables, parse_seat
+from evolve.api import PlayResult
+from evolve.engine import accumulate_games, play_batch
+from evolve.evolution.fitness import seat_fitness
+from evolve.games.registry import Game
+from evolve.games.tricks import DealRecord, new_record
+
+TABLES_PER_CHUNK = 8
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Who sits where: ``tables[t, s]`` is a member index (>= 0) or ``-1 - k`` for
+    opponent k."""
+
+    tables: np.ndarray
+
+    @property
+    def n_tables(self) -> int:
+        return self.tables.shape[0]
+
+
+def seat_tables(n_members: int, n_games: int, n_opponents: int, opponent_share: float,
+                rng: np.random.Generator) -> Seating:
+    """Balanced random seating for one generation."""
+    n_vs = int(round(opponent_share * n_games)) if n_opponents else 0
+    n_pop = n_games - n_vs
+    tables = np.zeros((n_games, 4), np.int64)
+    queue: list[int] = []
+
+    def draw(k: int) -> list[int]:
+        """The next k distinct members of an endless sequence of random permutations."""
+        picked: list[int] = []
+        while len(picked) < k:
+            if not queue:
+                queue.extend(rng.permutation(n_members).tolist())
+            for i, m in enumerate(queue):
+                if m not in picked:
+                    picked.append(queue.pop(i))
+                    break
+            else:
+                queue.extend(rng.permutation(n_members).tolist())
+        return picked
+
+    for t in range(n_pop):
+        tables[t] = draw(4)
+    for t in range(n_pop, n_games):
+        member = draw(1)[0]
+        seat = int(rng.integers(4))
+        row = [-1 - int(k) for k in rng.integers(n_opponents, size=4)]
+        row[seat] = member
+        tables[t] = row
+    return Seating(tables)
+
+
+def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.random.Generator):
+    """Decks and dealers of every (table, round): block b = round // 4 uses one deal whose
+    hands and dealer rotate by ``round % 4`` seats."""
+    info = game.info
+    h = info.hand_size
+    n_blocks = -(-rounds // 4)
+    n_sets = 1 if shared else n_tables
+    base = np.array([[rng.permutation(info.n_cards) for _ in range(n_blocks)] for _ in range(n_sets)])
+    base_dealer = rng.integers(4, size=(n_sets, n_blocks))
+    decks = np.zeros((n_tables * rounds, info.n_cards), np.int64)
+    dealers = np.zeros(n_tables * rounds, np.int64)
+    for t in range(n_tables):
+        k = 0 if shared else t
+        for r in range(rounds):
+            b, shift = divmod(r, 4)
+            deck = base[k, b]
+            hands = deck[:4 * h].reshape(4, h)
+            rotated = np.roll(hands, shift, axis=0)  # hand of seat s moves to seat s + shift
+            decks[t * rounds + r] = np.concatenate([rotated.ravel(), deck[4 * h:]])
+            dealers[t * rounds + r] = (base_dealer[k, b] + shift) % 4
+    return decks, dealers
+
+
+def play_chunk(rules, ints, params, per_table, key, start, decks, dealers, shape, work_size) -> DealRecord:
+    """Worker task: play some tables (plain arrays in, plain arrays out)."""
+    n = decks.shape[0]
+    rec = new_record(n, *shape, True)
+    play_batch(rules, ints, per_table, params, key, start, n, decks, dealers, rec, np.zeros(max(work_size, 1)))
+    return rec
+
+
+@dataclass
+class Tournament:
+    """Evaluates a population of packed network specs for one generation."""
+
+    game: Game
+    fitness: str
+    games: int
+    rounds: int
+    shared: bool = True
+    opponents: tuple[str, ...] = ()
+    opponent_share: float = 0.0
+
+    def __post_init__(self):
+        self.opponent_specs = [parse_seat(s, self.game) for s in self.opponents]
+
+    def plan(self, n_members: int, seed: int, generation: int):
+        """Seating, decks, dealers and the agents' stream key of a generation."""
+        rng = np.random.default_rng([seed, generation, 0])
+        seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng)
+        decks, dealers = rotated_decks(self.game, seating.n_tables, self.rounds, self.shared, rng)
+        key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
+        return seating, decks, dealers, key
+
+    def evaluate(self, members: list[AgentSpec], seed: int, generation: int, runner=None) -> tuple[np.ndarray, np.ndarray]:
+        """Mean fitness per round of every member, and how many rounds each played.
+        ``runner(tasks)`` maps ``play_chunk`` over task tuples (default: in process)."""
+        seating, decks, dealers, key = self.plan(len(members), seed, generation)
+        specs = list(members) + self.opponent_specs
+        idx = np.where(seating.tables >= 0, seating.tables, len(members) + (-1 - seating.tables))
+        ints, params = pack_tables(idx, specs)
+        info = self.game.info
+        shape = (info.hand_size, info.n_rest, info.n_tricks)
+        work = max(s.work_size for s in specs)
+        tasks = []
+        for a in range(0, seating.n_tables, TABLES_PER_CHUNK):
+            b = min(a + TABLES_PER_CHUNK, seating.n_tables)
+            rows = slice(a * self.rounds, b * self.rounds)
+            tasks.append((self.game.rules, ints[a:b], params, self.rounds, key, a * self.rounds,
+                          decks[rows], dealers[rows], shape, work))
+        recs = runner(tasks) if runner else [play_chunk(*t) for t in tasks]
+        rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
+        fit = seat_fitness(_as_result(self.game, rec), self.fitness)
+        totals = np.zeros(len(members))
+        counts = np.zeros(len(members))
+        table_of_deal = np.repeat(np.arange(seating.n_tables), self.rounds)
+        for s in range(4):
+            who = seating.tables[table_of_deal, s]
+            mine = who >= 0
+            np.add.at(totals, who[mine], fit[mine, s])
+            np.add.at(counts, who[mine], 1)
+        mean = np.where(counts > 0, totals / np.maximum(counts, 1), -np.inf)
+        return mean, counts
+
+
+def _as_result(game: Game, rec: DealRecord) -> PlayResult:
+    n_sides = game.n_sides
+    score = rec.score[:, :n_sides]
+    gid, gscore, winner = accumulate_games(score, rec.bags, n_sides, 0, 0)
+    return PlayResult(
+        game=game, seats=[], seed=0, hands=rec.hands, rest=rec.rest, dealer=rec.dealer, trump=rec.mode,
+        first_leader=rec.first_leader, tricks=rec.tricks, points=rec.points, score=score, bags=rec.bags,
+        bids=rec.bids, calls=rec.calls, maker=rec.maker, alone=rec.alone, discard=rec.discard,
+        game_id=gid, game_score=gscore, game_winner=winner, plays=rec.plays, leaders=rec.leaders, winners=rec.winners,
+    )

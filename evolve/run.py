@@ -1,0 +1,71 @@
+"""``python -m evolve.run EXPERIMENT.toml``: the main job.
+
+Evolves (progress bar with best/mean fitness and the mutation rate), checkpoints and
+writes the logbook under ``populations/<experiment>/``, draws the fitness curves under
+``plots/<experiment>/``, exports the champion (``champion.npz`` + ``champion.json``) and
+benchmarks it against the baselines, printing an ATpR table.
+
+    python -m evolve.run experiments/spades_cardbased.toml
+    python -m evolve.run experiments/spades_cardbased.toml --resume
+    python -m evolve.run experiments/euchre_cardbased.toml --generations 20 --workers 2 --out /tmp/run
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from evolve.cli import Parser, run
+from evolve.errors import UsageError
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m evolve.run``."""
+    p = Parser(prog="python -m evolve.run", description="Evolve agents as an experiment file says, then benchmark the champion.")
+    p.add_argument("config", help="experiment TOML file, e.g. experiments/spades_cardbased.toml")
+    p.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoint")
+    p.add_argument("--generations", type=int, help="run exactly this many generations (overrides generations, patience stop)")
+    p.add_argument("--seed", type=int, help="override experiment.seed")
+    p.add_argument("--workers", type=int, help="override parallel.workers (results do not depend on it)")
+    p.add_argument("--out", help="run folder (default populations/<experiment>; plots go to <out>/plots)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-benchmark", action="store_true", help="skip the final benchmark")
+    args = p.parse_args(argv)
+
+    from evolve.evolution.benchmark import benchmark, render
+    from evolve.evolution.config import load_config
+    from evolve.evolution.runner import Evolution
+
+    cfg = load_config(args.config)
+    if args.generations is not None:
+        if args.generations <= 0:
+            raise UsageError(f"--generations {args.generations} is invalid; expected a positive integer")
+        cfg = cfg.with_overrides(evolution={"generations": args.generations, "max_generations": args.generations})
+    if args.seed is not None:
+        if args.seed < 0:
+            raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
+        cfg = cfg.with_overrides(experiment={"seed": args.seed})
+    if args.workers is not None and args.workers <= 0:
+        raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
+    out = Path(args.out) if args.out else None
+    evo = Evolution(cfg, run_dir=out, plot_dir=(out / "plots") if out else None, workers=args.workers,
+                    progress=not args.no_progress and sys.stderr.isatty() or False)
+    if not args.no_progress and not sys.stderr.isatty():
+        evo.reporters[0].enabled = True
+    state = evo.run(resume=args.resume)
+    path = evo.export_champion(state)
+    print(f"{cfg.name}: {state.generation} generations, best fitness {state.hof_fitness:.4f} "
+          f"(generation {state.hof_generation}); champion {path}; curves {evo.plot_dir / 'fitness.png'}")
+    deals = cfg.benchmark["deals"]
+    if deals and not args.no_benchmark:
+        spec = evo.champion(state).spec("champion", cfg.network["bidder"])
+        rows = benchmark(spec, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 1, evo.workers)
+        (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
+        print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
+        print(render(rows, evo.game.partnership))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run(main, prog="evolve.run"))
