@@ -243,32 +243,52 @@ def test_sampled_deals_respect_everything_the_seat_knows(game_name, options):
     assert n_checked > 100
 
 
-def _small_positions(game_name, options, lo=4, hi=400, n=3, seats="random:bidder=simple", need_constraint=True):
+def _small_positions(game_name, options, want, seats, n=3, hi=600):
+    """Up to ``n`` late-deal positions with at most 11 unseen cards whose hidden places
+    satisfy ``want(places, known, pub)``, with their brute-force enumeration."""
     found = []
-    for g, seat, hand, pub, true, extra in positions(game_name, 60, 11, seats=seats, **options):
+    for g, seat, hand, pub, true, extra in positions(game_name, 150, 11, seats=seats, **options):
         places, known, unseen = oracle_places(g, seat, hand, pub)
-        constrained = any(p[2] != unseen for p in places) or any(known.values())
-        if len(unseen) > 11 or (need_constraint and not constrained):
+        if len(unseen) > 11 or not want(places, known, pub, unseen):
             continue
         counts = oracle_enumerate(places, unseen)
-        if lo <= len(counts) <= hi:
+        if 4 <= len(counts) <= hi:
             found.append((g, seat, hand, pub, extra, places, known, counts))
             if len(found) == n:
                 break
     return found
 
 
-@pytest.mark.parametrize("game_name,options,seats", [
-    ("spades", {"break_spades": True}, "random"),
-    ("euchre", {}, "random:bidder=random"),
-    ("sueca", {}, "random"),
-    ("jass", {}, "random:bidder=simple"),
-])
-def test_sampler_counts_and_is_uniform_on_enumerable_positions(game_name, options, seats):
+def _restricted(places, known, pub, unseen):
+    return any(p[2] != unseen for p in places)
+
+
+def _buur_only(places, known, pub, unseen):
+    return any(int(pub[VOIDS + s]) >> 4 for s in range(4)) and _restricted(places, known, pub, unseen)
+
+
+def _discard_place(places, known, pub, unseen):
+    return any(p[0] == "discard" for p in places) and _restricted(places, known, pub, unseen)
+
+
+def _known_card(places, known, pub, unseen):
+    return any(known.values())
+
+
+@pytest.mark.parametrize("game_name,options,seats,want", [
+    ("spades", {"break_spades": True}, "random", _restricted),
+    ("euchre", {}, "random:bidder=random", _restricted),
+    ("euchre", {}, "random:bidder=random", _discard_place),
+    ("euchre", {"discard_upcard": False}, "random:bidder=random", _known_card),
+    ("sueca", {}, "random", _restricted),
+    ("sueca", {}, "random", _known_card),
+    ("jass", {}, "random:bidder=simple", _buur_only),
+], ids=["spades", "euchre", "euchre-discard", "euchre-upcard-known", "sueca", "sueca-shown-card", "jass-buur"])
+def test_sampler_counts_and_is_uniform_on_enumerable_positions(game_name, options, seats, want):
     from scipy.stats import chisquare
 
-    cases = _small_positions(game_name, options, seats=seats)
-    assert cases, "no small constrained position found"
+    cases = _small_positions(game_name, options, want, seats)
+    assert cases, "no small position of the wanted kind found"
     for g, seat, hand, pub, extra, places, known, counts in cases:
         total = sum(counts.values())
         assert count_deals(g.rules, extra["mode"], seat, hand, pub) == total

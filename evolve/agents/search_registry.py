@@ -187,8 +187,9 @@ def _decide_loop(*args):
 
 
 def _openspiel_euchre_positions(n: int, seed: int):
-    """Mid-deal play-phase states of OpenSpiel's ``euchre`` (random bidding and play) with
-    >= 2 legal actions, one per deal at a uniformly random trick position."""
+    """Play-phase states of OpenSpiel's ``euchre`` (random bidding and play) with >= 2
+    legal cards, one per deal after a uniformly random number (0..15) of cards played,
+    like ``_positions`` for ours."""
     import pyspiel
 
     game = pyspiel.load_game("euchre")
@@ -196,36 +197,19 @@ def _openspiel_euchre_positions(n: int, seed: int):
     out = []
     while len(out) < n:
         s = game.new_initial_state()
-        while s.is_chance_node():
-            actions, probs = zip(*s.chance_outcomes())
-            s.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
-        # bidding / discard / alone decisions at random, up to the first card
-        while not s.is_terminal() and (s.is_chance_node() or len(s.legal_actions()) and max(s.legal_actions()) >= 24 or "Trump" not in str(s) and False):
-            break
         stop = int(rng.integers(0, 16))
-        plays = 0
         while not s.is_terminal():
             if s.is_chance_node():
                 actions, probs = zip(*s.chance_outcomes())
                 s.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
                 continue
             legal = s.legal_actions()
-            in_play = _openspiel_in_play(s)
-            if in_play and plays >= stop and len(legal) >= 2:
-                out.append(s.clone())
+            if str(s.current_phase()).endswith("PLAY") and s.num_cards_played() >= stop:
+                if len(legal) >= 2:
+                    out.append(s.clone())
                 break
-            if in_play:
-                plays += 1
             s.apply_action(int(rng.choice(legal)))
     return game, out
-
-
-def _openspiel_in_play(state) -> bool:
-    """True in OpenSpiel Euchre's play phase (the state prints its tricks once play began)."""
-    try:
-        return "Tricks" in str(state) or state.current_phase() == 4  # pragma: no cover
-    except Exception:
-        return "Tricks" in str(state)
 
 
 def bench_openspiel_ismcts(n: int = 200, iterations: int = 100, seed: int = 0) -> dict:

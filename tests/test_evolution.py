@@ -1,0 +1,232 @@
+"""Evolution: operators, config validation, tournament layout, checkpoints, determinism
+across workers and backends, crash-and-resume, champion files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evolve.agents.champion import load_champion
+from evolve.evolution.checkpoint import load_checkpoint
+from evolve.evolution.config import ConfigError, load_config
+from evolve.evolution.operators import annealed_mutation, make_toolbox, mutation_rate, next_generation, truncation, uniform_recombination
+from evolve.evolution.runner import Evolution
+from evolve.evolution.tournament import Tournament, rotated_decks, seat_tables
+from evolve.games.registry import make_game
+
+HERE = Path(__file__).parent
+TINY = HERE / "configs" / "tiny_spades.toml"
+BAD = sorted((HERE / "configs" / "bad").glob("*.toml"))
+EXPECTED = {
+    "unknown_key.toml": "evolution.populaton: unknown key; valid keys:",
+    "wrong_type.toml": "evolution.population: got 'sixty' (str); expected an integer >= 4",
+    "too_small.toml": "evolution.population: got 2; expected an integer >= 4",
+    "unknown_game.toml": "experiment.game: got 'chess'; expected one of spades, euchre, sueca, jass",
+    "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
+    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card or hand",
+    "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
+    "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, fixed_spades",
+    "unknown_section.toml": "extras: unknown section; valid sections:",
+    "not_toml.toml": "invalid TOML",
+    "mutation_out_of_range.toml": "evolution.mutation_start: got 1.5; expected a number in [0, 1]",
+    "unknown_opponent.toml": "benchmark.opponents: seat 'rando': unknown agent 'rando'",
+    "bad_hidden.toml": "network.hidden: got [10]; expected a list of two positive integers",
+    "bad_backend.toml": "parallel.backend: got 'mpi'; expected loky or dask",
+    "share_without_opponents.toml": "evolution.opponent_share: is > 0 but evolution.opponents is empty",
+}
+
+
+def run_cli(*args, cwd=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "evolve.run", *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+# ---------------------------------------------------------------- operators
+
+def test_uniform_recombination_takes_each_weight_from_a_parent():
+    rng = np.random.default_rng(0)
+    a, b = np.zeros(10_000), np.ones(10_000)
+    child = uniform_recombination(a, b, rng)
+    assert set(np.unique(child)) == {0.0, 1.0}
+    assert 0.47 < child.mean() < 0.53
+
+
+def test_annealed_mutation_rates_and_bounds():
+    rng = np.random.default_rng(1)
+    g = np.full(20_000, 0.5)
+    mutated = [annealed_mutation(g, 0.6, rng) for _ in range(400)]
+    changed = np.array([(m != g).mean() for m in mutated])
+    # a member mutates with probability m; a mutating member replaces each weight w.p. m/2
+    assert 0.52 < (changed > 0).mean() < 0.68
+    assert abs(changed[changed > 0].mean() - 0.3) < 0.01
+    assert all(np.all(np.abs(m) <= 1.0) for m in mutated)
+    assert mutation_rate(0, 200) == 0.8 and mutation_rate(199, 200) == pytest.approx(0.2)
+    assert mutation_rate(500, 200) == pytest.approx(0.2)
+    assert mutation_rate(100, 201, schedule="exponential") == pytest.approx(0.4, abs=1e-9)
+
+
+def test_truncation_and_next_generation():
+    fit = np.array([1.0, 5.0, 3.0, 5.0, 0.0, 2.0])
+    assert truncation(fit, 0.5).tolist() == [1, 3, 2]
+    rng = np.random.default_rng(2)
+    pop = np.arange(6, dtype=float)[:, None] * np.ones((6, 50)) / 10
+    nxt = next_generation(pop, fit, 0.0, make_toolbox(0.5), rng)
+    assert nxt.shape == pop.shape
+    assert np.array_equal(nxt[:3], pop[[1, 3, 2]])  # parents kept (no mutation at m = 0)
+    for child in nxt[3:]:  # children mix two different parents' weights
+        assert set(np.unique(child)) <= {0.1, 0.3, 0.2} and len(np.unique(child)) == 2
+
+
+# ---------------------------------------------------------------- config
+
+@pytest.mark.parametrize("path", BAD, ids=[p.name for p in BAD])
+def test_malformed_configs_get_one_line_errors(path):
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    msg = str(e.value)
+    assert str(path) in msg and "\n" not in msg
+    assert EXPECTED[path.name] in msg, msg
+
+
+def test_every_bad_config_has_an_expectation():
+    assert {p.name for p in BAD} == set(EXPECTED)
+
+
+def test_cli_config_error_exit_2(tmp_path):
+    proc = run_cli(HERE / "configs" / "bad" / "unknown_key.toml", "--out", tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "evolution.populaton" in proc.stderr
+
+
+def test_shipped_experiments_are_valid():
+    files = sorted((HERE.parent / "experiments").glob("*.toml"))
+    assert files
+    for f in files:
+        load_config(f)
+
+
+# ---------------------------------------------------------------- tournament
+
+def test_balanced_seating_and_rotating_hands():
+    rng = np.random.default_rng(5)
+    seating = seat_tables(60, 15, 0, 0.0, rng)
+    assert sorted(seating.tables.ravel().tolist()) == list(range(60))
+    assert all(len(set(row)) == 4 for row in seating.tables)
+    g = make_game("euchre")
+    decks, dealers = rotated_decks(g, 3, 8, True, np.random.default_rng(6))
+    h = g.info.hand_size
+    for t in range(3):
+        for r in range(8):
+            d = decks[t * 8 + r]
+            base = decks[(r // 4) * 4]
+            for s in range(4):  # hand of seat s in round r was seat (s - r) % 4's hand in round 0 of the block
+                assert np.array_equal(d[s * h:(s + 1) * h], base[((s - r) % 4) * h:((s - r) % 4 + 1) * h])
+            assert np.array_equal(d[4 * h:], base[4 * h:])  # upcard and kitty stay
+            assert dealers[t * 8 + r] == (dealers[(r // 4) * 4] + r % 4) % 4
+        assert np.array_equal(decks[t * 8:(t + 1) * 8], decks[:8])  # shared deals
+
+
+def test_opponent_tables_seat_one_member():
+    seating = seat_tables(8, 10, 2, 0.5, np.random.default_rng(7))
+    vs = seating.tables[5:]
+    assert all((row >= 0).sum() == 1 for row in vs) and (vs < 0).sum() == 15
+    assert set((-1 - vs[vs < 0]).tolist()) <= {0, 1}
+
+
+# ---------------------------------------------------------------- runs
+
+def _evolve(tmp_path, name, workers=1, backend="loky", generations=None):
+    cfg = load_config(TINY)
+    over = {"generations": generations, "max_generations": generations} if generations else {}
+    cfg = cfg.with_overrides(evolution=over, parallel={"workers": workers, "backend": backend})
+    evo = Evolution(cfg, run_dir=tmp_path / name, plot_dir=tmp_path / name / "plots", progress=False)
+    state = evo.run()
+    evo.export_champion(state)
+    return evo, state
+
+
+def test_same_seed_same_champion_with_1_and_2_workers(tmp_path):
+    _, s1 = _evolve(tmp_path, "w1", workers=1)
+    _, s2 = _evolve(tmp_path, "w2", workers=2)
+    a = (tmp_path / "w1" / "champion.npz").read_bytes()
+    b = (tmp_path / "w2" / "champion.npz").read_bytes()
+    assert a == b
+    assert s1.logbook == [{**r, "seconds": s1.logbook[i]["seconds"]} for i, r in enumerate(s2.logbook)]
+    assert (tmp_path / "w1" / "plots" / "fitness.png").stat().st_size > 10_000
+    champ = load_champion(tmp_path / "w1" / "champion.npz")
+    meta = json.loads((tmp_path / "w1" / "champion.json").read_text())
+    for key in ("game", "encoding", "layers", "fitness_kind", "generation", "seed", "config_hash", "version"):
+        assert key in meta
+    assert champ.arch.n_h1 == 12 and champ.arch.game == "spades"
+
+
+def test_patience_rule_extends_the_run(tmp_path):
+    _, state = _evolve(tmp_path, "patience")
+    gens = len(state.logbook)
+    assert 6 <= gens <= 8
+    assert gens == 8 or gens - 1 - state.best_generation >= 2
+
+
+def test_dask_local_cluster_gives_the_same_champion(tmp_path):
+    pytest.importorskip("dask.distributed")
+    _evolve(tmp_path, "loky", workers=1, generations=3)
+    _evolve(tmp_path, "dask", workers=2, backend="dask", generations=3)
+    assert (tmp_path / "loky" / "champion.npz").read_bytes() == (tmp_path / "dask" / "champion.npz").read_bytes()
+
+
+def test_sigkill_then_resume_gives_the_same_champion(tmp_path):
+    ref = run_cli(TINY, "--out", tmp_path / "ref", "--no-benchmark", "--no-progress")
+    assert ref.returncode == 0, ref.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "evolve.run", str(TINY), "--out", str(tmp_path / "cut"),
+                             "--no-benchmark", "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ckpt = tmp_path / "cut" / "checkpoint.npz"
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        if ckpt.exists() and load_checkpoint(ckpt).generation >= 3:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert load_checkpoint(ckpt).generation >= 3
+    res = run_cli(TINY, "--out", tmp_path / "cut", "--resume", "--no-benchmark", "--no-progress")
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "ref" / "champion.npz").read_bytes() == (tmp_path / "cut" / "champion.npz").read_bytes()
+    assert json.loads((tmp_path / "ref" / "logbook.json").read_text())[-1]["hof"] == \
+        json.loads((tmp_path / "cut" / "logbook.json").read_text())[-1]["hof"]
+
+
+def test_truncated_checkpoint_is_a_clear_error_and_nothing_is_overwritten(tmp_path):
+    ok = run_cli(TINY, "--out", tmp_path / "r", "--no-benchmark", "--no-progress", "--generations", "2")
+    assert ok.returncode == 0, ok.stderr
+    ckpt = tmp_path / "r" / "checkpoint.npz"
+    data = ckpt.read_bytes()
+    ckpt.write_bytes(data[: len(data) // 2])
+    before = {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir() if p.is_file()}
+    res = run_cli(TINY, "--out", tmp_path / "r", "--resume", "--generations", "2", "--no-progress")
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert "corrupt or truncated checkpoint" in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    after = {p.name: p.read_bytes() for p in (tmp_path / "r").iterdir() if p.is_file()}
+    assert before == after
+
+
+def test_run_prints_benchmark_and_champion_plays_in_the_arena(tmp_path):
+    res = run_cli(TINY, "--out", tmp_path / "b", "--generations", "2", "--no-progress")
+    assert res.returncode == 0, res.stderr
+    assert "champion vs baselines" in res.stdout and "random" in res.stdout
+    arena = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "spades", "--deals", "200", "--seats",
+                            f"champion:{tmp_path / 'b' / 'champion.npz'},random,random,random"], capture_output=True, text=True)
+    assert arena.returncode == 0, arena.stderr
+    bad = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "euchre", "--deals", "10", "--seats",
+                          f"champion:{tmp_path / 'b' / 'champion.npz'}"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "plays spades, not euchre" in bad.stderr
+    redraw = subprocess.run([sys.executable, "-m", "evolve.plot", str(tmp_path / "b"), "--out", str(tmp_path / "p")],
+                            capture_output=True, text=True)
+    assert redraw.returncode == 0 and (tmp_path / "p" / "fitness.png").exists()
