@@ -54,12 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_progress and not sys.stderr.isatty():
         evo.reporters[0].enabled = True
     state = evo.run(resume=args.resume)
-    path = evo.export_champion(state)
+    champion = evo.champion(state)
+    path = evo.export_champion(state, champion)
     print(f"{cfg.name}: {state.generation} generations, best fitness {state.hof_fitness:.4f} "
           f"(generation {state.hof_generation}); champion {path}; curves {evo.plot_dir / 'fitness.png'}")
     deals = cfg.benchmark["deals"]
     if deals and not args.no_benchmark:
-        spec = evo.champion(state).spec("champion", cfg.network["bidder"])
+        spec = champion.spec("champion", cfg.network["bidder"])
         rows = benchmark(spec, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 1, evo.workers)
         (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
         print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")

@@ -469,3 +469,36 @@ def test_same_stream_same_decision_and_work_size_checked():
     with pytest.raises(ValueError):
         search_card(spec.play_kind, spec.play_params, 0, 2, 0, g.rules, 0, s.hands[0], s.legal_mask(), s.pub,
                     np.ones(5, np.uint64), np.zeros(100))
+
+
+@pytest.mark.parametrize("game_name,options", GAMES)
+def test_fast_rollout_matches_the_engine_updates(game_name, options):
+    """``rollout`` (registers, inlined follow-suit rule) plays and scores exactly like
+    ``legal_cards``/``note_play``/``finish_trick`` on the same random stream."""
+    from evolve.agents import search as S
+    from evolve.agents.determinize import det_prepare, det_sample
+    from evolve.games.state import PUB_SIZE, SIDE_POINTS, TRICKS_WON
+
+    work = np.zeros(S.OFF_TREE)
+    iw = work.view(np.int64)
+    p = iw[S.OFF_PUB:S.OFF_PUB + PUB_SIZE]
+    n = 0
+    for k, (g, seat, hand, pub, true, extra) in enumerate(positions(game_name, 8, 21, **options)):
+        mode = extra["mode"]
+        det_prepare(g.rules, mode, seat, hand, pub, iw, 0)
+        rngs = np.array([1, 2, 3, 4, 5], np.uint64) * np.uint64(k + 1)
+        det_sample(iw, 0, rngs, seat, iw, S.OFF_DEAL)
+        legal = bits(legal_cards(g.rules, mode, hand, pub))
+        out = int(pub[10])
+        for first in (-1, min(legal)):
+            results = []
+            for fn in (S.rollout, S.rollout_reference):
+                S.load_state(pub, p, iw, S.OFF_HANDS, S.OFF_DEAL)
+                r = rngs.copy()
+                fn(g.rules, mode, p, iw, S.OFF_HANDS, seat, out, r, seat, first)
+                results.append((list(p[TRICKS_WON:TRICKS_WON + 4]), list(p[SIDE_POINTS:SIDE_POINTS + 2]),
+                                list(iw[S.OFF_HANDS:S.OFF_HANDS + 4]), list(r)))
+            assert results[0] == results[1]
+            assert results[0][2] == [0, 0, 0, 0]
+            n += 1
+    assert n > 50

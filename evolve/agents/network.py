@@ -224,7 +224,7 @@ def dot_block(typingctx, x, W, wofs, nv):
     return sig, codegen
 
 
-@njit(cache=True, inline="always", fastmath=True)
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def fast_tanh(x):
     """float32 tanh by a clamped rational approximation (Eigen's; |error| < 1e-6), which
     LLVM vectorises where ``np.tanh`` is a scalar libm call."""
@@ -243,7 +243,7 @@ def fast_tanh(x):
     return p / q
 
 
-@njit(cache=True, inline="always", fastmath=True)
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def _tanh_all(h, n):
     """h[0:n] = tanh(h[0:n]) for n a multiple of LANES (whole registers, no remainder)."""
     for v in range(0, n, LANES):
@@ -412,7 +412,7 @@ def _output(params, h2, w3, b3, p2, out):
     return w32[b3 + out] + dot_block(h2, w32, w3 + out * p2, p2 // LANES)
 
 
-@kernel(fastmath=True)
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
     """The legal card with the highest network output (a lone legal card at once)."""
     if count(legal) == 1:
@@ -444,7 +444,7 @@ def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs
     return best
 
 
-@kernel(fastmath=True)
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_outputs(kind, params, lo, seat, rules, mode, hand, pub, work, out):
     """Debugging and tests: every output of the network (same code path as
     ``network_card``) into ``out[0:n_out]``; returns the number of active inputs."""

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, random_card
+from evolve.games.bits import ONE, ZERO, bit, kernel, lowest, random_card
 from evolve.games.rules import (
     GAME_EUCHRE,
     GAME_JASS,

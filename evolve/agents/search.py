@@ -47,17 +47,24 @@ from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, random
 from evolve.games.rules import (
     GAME_EUCHRE,
     GAME_SPADES,
+    LEGAL_JASS,
+    P_BREAK_SPADES,
     P_GAME,
+    P_LEGALITY,
     P_LAST_BONUS,
     P_MATCH_BONUS,
     P_N_CARDS,
     P_N_TRICKS,
     P_PARTNERSHIP,
+    card_key,
     legal_cards,
     points_of,
+    suit_mask,
     suit_of,
+    trump_of,
 )
 from evolve.games.state import (
+    BROKEN,
     HISTORY,
     N_ACTIVE,
     NPLAYED,
@@ -66,6 +73,7 @@ from evolve.games.state import (
     SIDE_POINTS,
     TRICK,
     TRICK_CARDS,
+    TRICK_SEATS,
     TRICKS_WON,
 )
 from evolve.games.table import finish_trick, note_play, start_trick
@@ -142,8 +150,93 @@ def apply_card(rules, mode, p, iw, hat, seat, card, out):
 
 
 @kernel
-def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream):
-    """Uniformly random legal play from ``nxt`` to the end of the deal."""
+def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
+    """Uniformly random legal play from seat ``nxt`` to the end of the deal (``first`` >= 0:
+    ``nxt`` plays that card first), leaving the final tricks and points in ``p``.
+
+    The playout keeps only what legality and scoring read: the current trick's cards and
+    ``NPLAYED`` / ``BROKEN`` in ``p`` (``legal_cards`` reads them), the running winner and
+    points in registers; seen-voids, per-seat played masks and the history are not kept.
+    Legality is ``legal_cards`` itself for Jass and for a lead under ``break_spades`` and
+    its follow-suit rule inlined otherwise; winners are the strict first maximum of
+    ``card_key``, exactly as ``winning_index``. ``test_search_agents`` checks the results
+    against ``note_play``/``finish_trick`` playouts on the same random streams."""
+    if nxt < 0:
+        return
+    n_active = p[N_ACTIVE]
+    n_tricks = rules[P_N_TRICKS]
+    tr = trump_of(rules, mode)
+    full_legality = rules[P_LEGALITY] == LEGAL_JASS
+    break_spades = rules[P_BREAK_SPADES] != 0
+    q = p[NPLAYED]
+    t = p[TRICK]
+    led = -1
+    best_key = -1
+    winner = -1
+    pts = 0
+    if q > 0:
+        led = suit_of(rules, mode, p[TRICK_CARDS])
+        for i in range(q):
+            c = p[TRICK_CARDS + i]
+            pts += points_of(rules, mode, c)
+            k = card_key(rules, mode, c, led)
+            if k > best_key:
+                best_key = k
+                winner = p[TRICK_SEATS + i]
+    while True:
+        hand = np.uint64(iw[hat + nxt])
+        if first >= 0:
+            card = first
+            first = -1
+        else:
+            if full_legality or (break_spades and q == 0):
+                lg = legal_cards(rules, mode, hand, p)
+            elif q == 0:
+                lg = hand
+            else:
+                lg = hand & suit_mask(rules, mode, led)
+                if lg == ZERO:
+                    lg = hand
+            card = random_card(rngs, stream, lg)
+        iw[hat + nxt] = np.int64(hand & ~bit(card))
+        p[TRICK_CARDS + q] = card
+        p[TRICK_SEATS + q] = nxt
+        p[NPLAYED] = q + 1
+        su = suit_of(rules, mode, card)
+        if su == tr:
+            p[BROKEN] = 1
+        if q == 0:
+            led = su
+        pts += points_of(rules, mode, card)
+        k = card_key(rules, mode, card, led)
+        if k > best_key:
+            best_key = k
+            winner = nxt
+        q += 1
+        if q < n_active:
+            nxt = _next_seat(nxt, out)
+            continue
+        p[TRICKS_WON + winner] += 1
+        if t >= n_tricks - 1:
+            p[SIDE_POINTS + winner % 2] += pts + rules[P_LAST_BONUS]
+            p[TRICK] = t
+            return
+        p[SIDE_POINTS + winner % 2] += pts
+        t += 1
+        p[TRICK] = t
+        q = 0
+        pts = 0
+        best_key = -1
+        p[NPLAYED] = 0
+        nxt = winner
+
+
+@kernel
+def rollout_reference(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
+    """The same playout through ``legal_cards`` / ``note_play`` / ``finish_trick`` (the
+    engine's own updates); used by the tests to check ``rollout``."""
+    if first >= 0 and nxt >= 0:
+        nxt = apply_card(rules, mode, p, iw, hat, nxt, first, out)
     while nxt >= 0:
         lg = legal_cards(rules, mode, np.uint64(iw[hat + nxt]), p)
         nxt = apply_card(rules, mode, p, iw, hat, nxt, random_card(rngs, stream, lg), out)
@@ -212,8 +305,7 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
             rest &= rest - ONE
             for _k in range(n_playouts):
                 load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
-                nxt = apply_card(rules, mode, p, iw, OFF_HANDS, seat, c, out)
-                rollout(rules, mode, p, iw, OFF_HANDS, nxt, out, rngs, seat)
+                rollout(rules, mode, p, iw, OFF_HANDS, seat, out, rngs, seat, c)
                 v = seat_result(rules, p, seat)
                 work[OFF_SUM + c] += v
                 if v > work[OFF_BEST + c]:
@@ -324,7 +416,7 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
             depth += 1
             iw[OFF_PATH + depth] = node
             cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
-        rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat)
+        rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
         _rewards(rules, p, work, scale)
         _backprop(iw, work, depth)
     best = -1
@@ -400,7 +492,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
                 depth += 1
                 iw[OFF_PATH + depth] = node
                 cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
-            rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat)
+            rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
             _rewards(rules, p, work, scale)
             _backprop(iw, work, depth)
         ch = iw[OFF_TREE + N_CHILD]

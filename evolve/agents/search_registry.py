@@ -18,11 +18,14 @@ import time
 from dataclasses import replace
 
 import numpy as np
+from numba import njit
 
-from evolve.agents.registry import AGENTS, BIDDER_OPTIONS, AgentDef, AgentSpec, bidder_from, register
-from evolve.agents.search import KIND_DMCTS, KIND_ISMCTS, KIND_MC, MC_VARIANTS, ensure_compiled, work_size
+from evolve.agents.registry import AGENTS, BIDDER_OPTIONS, AgentDef, AgentSpec, bidder_from, parse_seat, register
+from evolve.agents.search import KIND_DMCTS, KIND_ISMCTS, KIND_MC, MC_VARIANTS, ensure_compiled, search_card, work_size
 from evolve.errors import UsageError
+from evolve.games.bits import N_STREAMS, mix64
 from evolve.games.common import Option
+from evolve.games.rules import legal_cards
 
 SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
 SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
@@ -109,10 +112,9 @@ _register_all()
 # ----------------------------------------------------------------------------- bench
 
 
-def _positions(game_name: str, n: int, seed: int, **options):
+def sample_positions(game_name: str, n: int, seed: int, **options):
     """Mid-deal decision points (seat, mode, hand, pub) of random play with >= 2 legal
     cards, one per deal at a uniformly random decision."""
-    from evolve.games.bits import cards_of
     from evolve.games.registry import make_game
     from evolve.games.stepper import TrickState
 
@@ -135,12 +137,10 @@ def _positions(game_name: str, n: int, seed: int, **options):
     return g, out
 
 
-def _decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int], float]:
-    """Run the agent on every position in one Numba loop; return cards and seconds."""
-    from evolve.agents.search import search_card
-    from numba import njit  # noqa: F401
-
-    rules = g.rules
+def decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int], float]:
+    """Run a search agent on every position ``(seat, mode, hand, pub)`` in one Numba loop
+    (fresh random streams per position from ``seed``); return the cards and the seconds
+    taken (a one-position warm-up is not timed)."""
     n = len(positions)
     seats = np.array([p[0] for p in positions], np.int64)
     modes = np.array([p[1] for p in positions], np.int64)
@@ -149,47 +149,40 @@ def _decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int
     work = np.zeros(spec.work_size, np.float64)
     params = np.asarray(spec.play_params, np.float64)
     cards = np.zeros(n, np.int64)
-    _decide_loop(spec.play_kind, params, rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), 1)
+    _decide_loop(spec.play_kind, params, g.rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), 1)
     t = time.perf_counter()
-    _decide_loop(spec.play_kind, params, rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), n)
+    _decide_loop(spec.play_kind, params, g.rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), n)
     return [int(c) for c in cards], time.perf_counter() - t
 
 
-def _make_decide_loop():
-    from numba import njit
-
-    from evolve.agents.search import search_card
-    from evolve.games.bits import N_STREAMS, mix64
-    from evolve.games.rules import legal_cards
-
-    @njit(cache=True)
-    def loop(kind, params, rules, seats, modes, hands, pubs, work, cards, seed, n):
-        rngs = np.zeros(N_STREAMS, np.uint64)
-        for i in range(n):
-            for k in range(N_STREAMS):
-                rngs[k] = mix64(seed + np.uint64(i * N_STREAMS + k + 1))
-            pub = pubs[i]
-            legal = legal_cards(rules, modes[i], hands[i], pub)
-            cards[i] = search_card(kind, params, 0, params.shape[0], seats[i], rules, modes[i], hands[i], legal, pub,
-                                   rngs, work)
-
-    return loop
+def _best_time(fn, repeats: int) -> tuple[float, float]:
+    """Best wall-clock and best CPU (process) seconds of ``fn()`` over ``repeats`` runs; CPU
+    time is what a dedicated core would take when the machine is shared."""
+    wall = cpu = float("inf")
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        wall = min(wall, time.perf_counter() - t)
+        cpu = min(cpu, time.process_time() - c)
+    return wall, cpu
 
 
-_LOOP = None
-
-
-def _decide_loop(*args):
-    global _LOOP
-    if _LOOP is None:
-        _LOOP = _make_decide_loop()
-    return _LOOP(*args)
+@njit(cache=True)
+def _decide_loop(kind, params, rules, seats, modes, hands, pubs, work, cards, seed, n):
+    rngs = np.zeros(N_STREAMS, np.uint64)
+    for i in range(n):
+        for k in range(N_STREAMS):
+            rngs[k] = mix64(seed + np.uint64(i * N_STREAMS + k + 1))
+        pub = pubs[i]
+        legal = legal_cards(rules, modes[i], hands[i], pub)
+        cards[i] = search_card(kind, params, 0, params.shape[0], seats[i], rules, modes[i], hands[i], legal, pub,
+                               rngs, work)
 
 
 def _openspiel_euchre_positions(n: int, seed: int):
     """Play-phase states of OpenSpiel's ``euchre`` (random bidding and play) with >= 2
     legal cards, one per deal after a uniformly random number (0..15) of cards played,
-    like ``_positions`` for ours."""
+    like ``sample_positions`` for ours."""
     import pyspiel
 
     game = pyspiel.load_game("euchre")
@@ -212,10 +205,11 @@ def _openspiel_euchre_positions(n: int, seed: int):
     return game, out
 
 
-def bench_openspiel_ismcts(n: int = 200, iterations: int = 100, seed: int = 0) -> dict:
-    """OpenSpiel's C++ ``ISMCTSBot`` (random rollouts, uct_c sqrt 2, a new world sample
-    per simulation, max-visit final policy) timed on ``.step(state)`` over mid-deal
-    Euchre play states."""
+def bench_openspiel_ismcts(n: int = 100, iterations: int = 100, seed: int = 0, repeats: int = 3) -> dict:
+    """OpenSpiel's C++ ``ISMCTSBot`` (``RandomRolloutEvaluator(1, seed)``, uct_c sqrt 2,
+    ``max_simulations`` = iterations, a new world sample per simulation
+    (``max_world_samples`` -1), max-visit final policy) timed on ``.step(state)`` over
+    mid-deal Euchre play states; best of ``repeats`` (wall and CPU)."""
     import pyspiel
 
     game, states = _openspiel_euchre_positions(n, seed)
@@ -223,46 +217,55 @@ def bench_openspiel_ismcts(n: int = 200, iterations: int = 100, seed: int = 0) -
     bot = pyspiel.ISMCTSBot(seed, evaluator, math.sqrt(2.0), iterations, -1,
                             pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
     bot.step(states[0])
-    t = time.perf_counter()
-    for s in states:
-        bot.step(s)
-    dt = time.perf_counter() - t
-    return {"decisions": len(states), "seconds": dt, "decisions_per_s": len(states) / dt}
+
+    def run():
+        for s in states:
+            bot.step(s)
+
+    wall, cpu = _best_time(run, repeats)
+    return {"decisions": len(states), "decisions_per_s": len(states) / wall, "decisions_per_cpu_s": len(states) / cpu}
 
 
-def bench_agents(n: int = 400, seed: int = 0, deals: int = 100, openspiel: bool = True) -> dict:
-    """Decision rates of the search agents (one core), OpenSpiel's ISMCTS for comparison,
-    and the extrapolated time of the Sueca study's 1,000,000-deal pairing with one MC
-    "extra" (S = 50, K = 2) seat on 2 cores."""
+def _rates(g, seat: str, positions, repeats: int) -> tuple[float, float]:
+    spec = parse_seat(seat, g)
+    decide_many(g, spec, positions[:2])
+    wall, cpu = _best_time(lambda: decide_many(g, spec, positions), repeats)
+    return len(positions) / wall, len(positions) / cpu
+
+
+def bench_agents(n: int = 400, seed: int = 0, deals: int = 200, repeats: int = 3, openspiel: bool = True) -> dict:
+    """Decision rates of the search agents on one core (mid-deal positions of random play
+    with >= 2 legal cards, best of ``repeats``; ``*_per_s`` wall clock, ``*_per_cpu_s``
+    process CPU time, which is what counts on a shared machine), OpenSpiel's C++ ISMCTS on
+    the same budget, and the Sueca study's pairing (one MC "extra" S=50 K=2 seat, three
+    Random seats, ``setup=study``) played whole in the engine, extrapolated to 1,000,000
+    deals on 2 cores (two independent workers, as ``evolve.play(workers=2)``)."""
     import evolve
-    from evolve.agents.registry import parse_seat
 
     res: dict = {}
-    g, pos = _positions("euchre", n, seed)
-    spec = parse_seat("ismcts:iterations=100", g)
-    _, dt = _decide_many(g, spec, pos)
-    res["ismcts100_euchre_decisions_per_s"] = len(pos) / dt
+    g, pos = sample_positions("euchre", n, seed)
+    ours = _rates(g, "ismcts:iterations=100", pos, repeats)
+    res["ismcts100_euchre_decisions_per_s"], res["ismcts100_euchre_decisions_per_cpu_s"] = ours
     if openspiel:
         try:
-            os_res = bench_openspiel_ismcts(max(50, n // 4), 100, seed)
-            res["openspiel_ismcts100_euchre_decisions_per_s"] = os_res["decisions_per_s"]
-            res["ismcts_ratio_vs_openspiel"] = res["ismcts100_euchre_decisions_per_s"] / os_res["decisions_per_s"]
+            peer = bench_openspiel_ismcts(max(50, n // 4), 100, seed, repeats)
         except ImportError:
-            res["openspiel_ismcts100_euchre_decisions_per_s"] = None
-    g, pos = _positions("sueca", max(50, n // 4), seed)
-    spec = parse_seat("mc:variant=extra,shuffles=50,playouts=2", g)
-    _, dt = _decide_many(g, spec, pos)
-    res["mc_extra_50x2_sueca_decisions_per_s"] = len(pos) / dt
-    for name, seat in (("dmcts_10x100_euchre", "dmcts:determinizations=10,iterations=100"),):
-        g, pos = _positions("euchre", max(50, n // 4), seed)
-        _, dt = _decide_many(g, parse_seat(seat, g), pos)
-        res[f"{name}_decisions_per_s"] = len(pos) / dt
-    # the study's pairing: one MC-extra seat, three random seats, whole deals in the engine
+            peer = None
+        if peer:
+            res["openspiel_ismcts100_euchre_decisions_per_s"] = peer["decisions_per_s"]
+            res["openspiel_ismcts100_euchre_decisions_per_cpu_s"] = peer["decisions_per_cpu_s"]
+            res["ismcts_ratio_vs_openspiel"] = ours[0] / peer["decisions_per_s"]
+            res["ismcts_ratio_vs_openspiel_cpu"] = ours[1] / peer["decisions_per_cpu_s"]
+    wall, cpu = _rates(g, "dmcts:determinizations=10,iterations=100", pos[:max(20, n // 4)], repeats)
+    res["dmcts_10x100_euchre_decisions_per_s"], res["dmcts_10x100_euchre_decisions_per_cpu_s"] = wall, cpu
+    g, pos = sample_positions("sueca", max(50, n // 2), seed)
+    wall, cpu = _rates(g, "mc:variant=extra,shuffles=50,playouts=2", pos, repeats)
+    res["mc_extra_50x2_sueca_decisions_per_s"], res["mc_extra_50x2_sueca_decisions_per_cpu_s"] = wall, cpu
     seats = ["mc:variant=extra,shuffles=50,playouts=2", "random", "random", "random"]
     evolve.play("sueca", seats, 2, seed=seed, setup="study")
-    t = time.perf_counter()
-    evolve.play("sueca", seats, deals, seed=seed, setup="study")
-    dt = time.perf_counter() - t
-    res["sueca_mc_extra_deals_per_s_1core"] = deals / dt
-    res["sueca_1M_deals_minutes_2cores"] = 1_000_000 / (deals / dt) / 2 / 60
+    wall, cpu = _best_time(lambda: evolve.play("sueca", seats, deals, seed=seed, setup="study"), repeats)
+    res["sueca_mc_extra_deals_per_s"] = deals / wall
+    res["sueca_mc_extra_deals_per_cpu_s"] = deals / cpu
+    res["sueca_1M_deals_minutes_2cores"] = 1_000_000 / (2 * deals / wall) / 60
+    res["sueca_1M_deals_minutes_2cores_cpu"] = 1_000_000 / (2 * deals / cpu) / 60
     return res

@@ -36,6 +36,7 @@ class RunState:
     seed: int
     config_hash: str
     finished: bool = False
+    elite: np.ndarray | None = None   # best members of the last evaluated generation
 
 
 def save_checkpoint(path: str | Path, state: RunState) -> None:
@@ -51,8 +52,9 @@ def save_checkpoint(path: str | Path, state: RunState) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
+            elite = state.elite if state.elite is not None else np.zeros((0, state.population.shape[1]))
             np.savez(f, population=state.population, fitness=state.fitness, hof_genome=state.hof_genome,
-                     meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)))
+                     elite=elite, meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -76,6 +78,7 @@ def load_checkpoint(path: str | Path) -> RunState:
                 hof_fitness=float(meta["hof_fitness"]), hof_generation=int(meta["hof_generation"]),
                 best_generation=int(meta["best_generation"]), logbook=json.loads(str(data["logbook"])),
                 seed=int(meta["seed"]), config_hash=str(meta["config_hash"]), finished=bool(meta.get("finished", False)),
+                elite=np.array(data["elite"]) if "elite" in data.files else None,
             )
     except FileNotFoundError:
         raise UsageError(f"{path}: no checkpoint to resume from") from None

@@ -77,6 +77,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "deals": Key((str,), "shared", "shared (every table plays the generation's deals) or per_table",
                      lambda s: s in ("shared", "per_table")),
         "checkpoint_every": Key((int,), 1, "a positive integer", _pos),
+        "champion": Key((str,), "hall_of_fame", "hall_of_fame (best single evaluation, the study) or validated",
+                        lambda s: s in ("hall_of_fame", "validated")),
+        "validation_deals": Key((int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos),
+        "elite": Key((int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos),
     },
     "parallel": {
         "workers": Key((int,), 1, "a positive integer", _pos),

@@ -185,6 +185,8 @@ class Evolution:
         record["hof"] = state.hof_fitness
         state.logbook.append(record)
         state.fitness = fitness
+        order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
+        state.elite = state.population[order[: ev["elite"]]].copy()
         rng = np.random.default_rng([state.seed, g, 2])
         state.population = next_generation(state.population, np.where(played, fitness, -np.inf), rate, self.toolbox, rng,
                                            ev["selection"])
@@ -217,9 +219,33 @@ class Evolution:
             lb.record(**rec)
         return lb
 
+    def validate_candidates(self, state: RunState) -> tuple[np.ndarray, list[float]]:
+        """Hall of fame plus elite, each played on the same ``validation_deals`` deals
+        against the tournament's opponents (or Random); returns the best and all scores."""
+        from evolve.api import play
+        from evolve.evolution.fitness import seat_fitness
+
+        ev = self.config.evolution
+        candidates = [state.hof_genome] + ([] if state.elite is None else list(state.elite))
+        opponent = (ev["opponents"] or ["random"])[0]
+        scores = []
+        for genome in candidates:
+            spec = self.member_specs(genome[None, :])[0]
+            seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
+            r = play(self.game, seats, ev["validation_deals"], state.seed + 1_000_003,
+                     record=ev["fitness"] == "advanced", workers=self.workers)
+            scores.append(float(seat_fitness(r, ev["fitness"])[:, 0].mean()))
+        return candidates[int(np.argmax(scores))], scores
+
     def champion(self, state: RunState) -> Champion:
-        """The hall-of-fame member with its metadata."""
-        meta = {
+        """The champion with its metadata: the hall-of-fame member, or with ``champion =
+        "validated"`` the best of hall of fame and elite on the validation deals."""
+        genome = state.hof_genome
+        selection = {"champion_selection": self.config.evolution["champion"]}
+        if self.config.evolution["champion"] == "validated":
+            genome, scores = self.validate_candidates(state)
+            selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"])
+        meta = {**selection,
             "game": self.game.name, "game_options": self.game.options, "encoding": self.arch.encoding,
             "layers": [self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
             "fitness_kind": self.config.evolution["fitness"], "fitness": state.hof_fitness,
@@ -227,7 +253,7 @@ class Evolution:
             "seed": state.seed, "config_hash": state.config_hash, "experiment": self.config.name,
             "version": evolve.__version__, "bidder": self.config.network["bidder"],
         }
-        return Champion(self.arch, state.hof_genome.copy(), meta)
+        return Champion(self.arch, np.array(genome, copy=True), meta)
 
-    def export_champion(self, state: RunState) -> Path:
-        return save_champion(self.run_dir, self.champion(state))
+    def export_champion(self, state: RunState, champion: Champion | None = None) -> Path:
+        return save_champion(self.run_dir, champion or self.champion(state))

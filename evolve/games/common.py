@@ -34,7 +34,7 @@ class Option:
     help: str
     choices: tuple | None = None
     kind: type = str
-    minimum: int | None = None
+    minimum: float | None = None
 
     def parse(self, name: str, value: Any) -> Any:
         """Convert ``value`` (a Python value or the string from ``--option k=v``) or raise
@@ -48,6 +48,15 @@ class Option:
                 v = value.lower() in ("true", "1", "yes", "on")
             else:
                 raise ValueError(f"option {name}={value!r} is invalid; expected true or false")
+            return v
+        if self.kind is float:
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                raise ValueError(f"option {name}={value!r} is invalid; expected a number") from None
+            if not np.isfinite(v) or (self.minimum is not None and v < self.minimum):
+                low = f" >= {self.minimum}" if self.minimum is not None else ""
+                raise ValueError(f"option {name}={value!r} is invalid; expected a finite number{low}")
             return v
         if self.kind is int:
             try:
