@@ -554,8 +554,42 @@ def _add_engine(sub) -> None:
     p.set_defaults(run=run_engine, show=format_engine, options=_options_of(p))
 
 
-# subcommand name -> function adding its parser; `agents` and others go here later
-SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine}
+EVOLUTION_TARGET_SPEEDUP = 1.8
+
+
+def run_evolution(args) -> dict:
+    from pathlib import Path
+
+    from evolve.evolution.bench import bench_generation
+
+    if not Path(args.config).is_file():
+        raise UsageError(f"--config {args.config!r}: file not found")
+    res = bench_generation(args.config, (1, 2), args.repeats)
+    res["target_speedup"] = EVOLUTION_TARGET_SPEEDUP
+    res["pass"] = res.get("speedup_2_vs_1", 0) >= EVOLUTION_TARGET_SPEEDUP
+    return res
+
+
+def format_evolution(res: dict) -> str:
+    w1, w2 = res["workers_1"], res["workers_2"]
+    return "\n".join([
+        f"evolve.bench evolution  ({res['config']}: population {res['population']}, {res['rounds_per_generation']} rounds per generation)",
+        f"1 worker : {w1['seconds_per_generation']:.3f} s/generation, {w1['rounds_per_second']:,.0f} rounds/s",
+        f"2 workers: {w2['seconds_per_generation']:.3f} s/generation, {w2['rounds_per_second']:,.0f} rounds/s",
+        f"speed-up {res['speedup_2_vs_1']:.2f}x (target >= {res['target_speedup']}x): {'PASS' if res['pass'] else 'MISS'}",
+    ])
+
+
+def _add_evolution(sub) -> None:
+    p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
+    p.add_argument("--config", default="experiments/spades_cardbased_strong.toml", help="experiment TOML")
+    p.add_argument("--repeats", type=_positive_int, default=3)
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(run=run_evolution, show=format_evolution, options=_options_of(p))
+
+
+# subcommand name -> function adding its parser
+SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "evolution": _add_evolution}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,6 +24,17 @@ def annealed_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator)
     return out
 
 
+def gaussian_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator, sigma: float = 0.1) -> np.ndarray:
+    """With probability ``rate`` the member mutates: each weight is then perturbed with
+    probability ``rate / 2`` by N(0, sigma) and clamped to [-1, 1]."""
+    if rng.random() >= rate:
+        return genome
+    mask = rng.random(genome.shape[0]) < rate / 2
+    out = genome.copy()
+    out[mask] = np.clip(out[mask] + rng.normal(0.0, sigma, int(mask.sum())), -1.0, 1.0)
+    return out
+
+
 def truncation(fitness: np.ndarray, fraction: float) -> np.ndarray:
     """Indices of the best ``fraction`` of the population, best first (ties by index)."""
     k = max(2, int(round(fraction * fitness.shape[0])))
@@ -41,10 +52,10 @@ def mutation_rate(generation: int, span: int, start: float = 0.8, end: float = 0
 
 
 def next_generation(population: np.ndarray, fitness: np.ndarray, rate: float, toolbox: base.Toolbox,
-                    rng: np.random.Generator, fraction: float = 0.5) -> np.ndarray:
+                    rng: np.random.Generator, fraction: float = 0.5, mutate_parents: bool = True) -> np.ndarray:
     """Truncation to the best ``fraction``; each parent recombines with another random
     parent into one child until the population is full; then every member (parents
-    included) may mutate."""
+    included, unless ``mutate_parents`` is false) may mutate."""
     size = population.shape[0]
     parents = population[toolbox.select(fitness)]
     children = []
@@ -55,13 +66,18 @@ def next_generation(population: np.ndarray, fitness: np.ndarray, rate: float, to
         children.append(toolbox.mate(parents[a], parents[b], rng))
         i += 1
     nxt = np.concatenate([parents, np.array(children).reshape(-1, population.shape[1])])
-    return np.stack([toolbox.mutate(g, rate, rng) for g in nxt])
+    first = 0 if mutate_parents else len(parents)
+    return np.stack([g if i < first else toolbox.mutate(g, rate, rng) for i, g in enumerate(nxt)])
 
 
-def make_toolbox(fraction: float = 0.5) -> base.Toolbox:
-    """A DEAP toolbox with the study's operators registered."""
+def make_toolbox(fraction: float = 0.5, mutation: str = "reset", sigma: float = 0.1) -> base.Toolbox:
+    """A DEAP toolbox with the study's operators registered (``mutation="gaussian"``
+    swaps in Gaussian perturbation)."""
     tb = base.Toolbox()
     tb.register("mate", uniform_recombination)
-    tb.register("mutate", annealed_mutation)
+    if mutation == "gaussian":
+        tb.register("mutate", gaussian_mutation, sigma=sigma)
+    else:
+        tb.register("mutate", annealed_mutation)
     tb.register("select", truncation, fraction=fraction)
     return tb

@@ -113,7 +113,7 @@ class Evolution:
         ev = cfg.evolution
         self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
                                      ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"])
-        self.toolbox = make_toolbox(ev["selection"])
+        self.toolbox = make_toolbox(ev["selection"], ev["mutation_operator"], ev["mutation_sigma"])
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
         self.workers = self.workers or cfg.parallel["workers"]
@@ -189,7 +189,7 @@ class Evolution:
         state.elite = state.population[order[: ev["elite"]]].copy()
         rng = np.random.default_rng([state.seed, g, 2])
         state.population = next_generation(state.population, np.where(played, fitness, -np.inf), rate, self.toolbox, rng,
-                                           ev["selection"])
+                                           ev["selection"], ev["mutate_parents"])
         state.generation = g + 1
         return record
 

@@ -25,7 +25,7 @@ from evolve.evolution.fitness import seat_fitness
 from evolve.games.registry import Game
 from evolve.games.tricks import DealRecord, new_record
 
-TABLES_PER_CHUNK = 8
+TABLES_PER_CHUNK = 8  # fixed, so results never depend on the number of workers
 
 
 @dataclass(frozen=True)
