@@ -3,7 +3,9 @@
 Numba decides whether a cached kernel is stale from the timestamp of the kernel's own
 source file only, so an edit to a module it calls (``bits.py``, ``policy.py``, ...) could
 load an outdated kernel. We therefore cache under a directory keyed by a hash of every
-source file of the package: any edit gives a fresh cache. A user-set ``NUMBA_CACHE_DIR``
+package source file that uses Numba (kernels and the modules whose constants and
+helpers they compile in): any such edit gives a fresh cache, while editing a CLI or a
+report does not force a recompile. A user-set ``NUMBA_CACHE_DIR``
 is respected as is.
 """
 
@@ -19,11 +21,14 @@ _KEEP = 3
 
 
 def source_hash() -> str:
-    """Short hash of all Python sources of the ``evolve`` package."""
+    """Short hash of the package's Python sources that use Numba."""
     h = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob("*.py")):
+        text = path.read_bytes()
+        if b"numba" not in text:
+            continue
         h.update(str(path.relative_to(_PACKAGE)).encode())
-        h.update(path.read_bytes())
+        h.update(text)
     return h.hexdigest()[:16]
 
 

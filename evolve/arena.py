@@ -6,6 +6,15 @@
 
 Prints per-seat ATpR and per-side points and hand scores, each with a 95% confidence
 interval, and games won to the target with a Wilson interval where the game has one.
+
+Strategy matrix (every pairing on paired deals with the seats exchanged)::
+
+    python -m evolve.arena matrix --game euchre --option setup=fixed_spades \
+        --agents random,low,high,highlow,coophighlow --games 10001 [--seed S] [--workers W] \
+        [--out DIR] [--json]
+
+``--games`` counts games to the target where the game has one (Euchre 10, Sueca rubbers
+to 4), otherwise deals. Writes matrix.md/.csv/.json/.png under plots/matrix/<game>/.
 """
 
 from __future__ import annotations
@@ -106,8 +115,53 @@ def render(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def matrix_main(argv: list[str] | None = None) -> int:
+    """``python -m evolve.arena matrix ...``: a strategy matrix with tables and a heatmap."""
+    from pathlib import Path
+
+    from evolve.agents.registry import split_seats
+    from evolve.games.registry import make_game
+    from evolve.stats.matrix import markdown_tables, strategy_matrix, write_matrix, _jsonable
+
+    p = Parser(prog="python -m evolve.arena matrix",
+               description="Every pairing of agents on paired deals with the seats exchanged.")
+    p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
+    p.add_argument("--agents", required=True, help="comma-separated agents, e.g. random,low,high,mc:shuffles=50,playouts=2")
+    p.add_argument("--games", type=int, default=1000,
+                   help="games to the target per pairing where the game has a target, else deals (default 1000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="game option, repeatable")
+    p.add_argument("--out", default=None, help="output folder (default plots/matrix/<game>)")
+    p.add_argument("--json", action="store_true", help="print the matrix as one JSON object instead of markdown")
+    args = p.parse_args(argv)
+    if args.games <= 0:
+        raise UsageError(f"--games {args.games} is invalid; expected a positive integer")
+    if args.workers <= 0:
+        raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
+    if args.seed < 0:
+        raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
+    agents = split_seats(args.agents)
+    if not agents or any(not a for a in agents):
+        raise UsageError(f"--agents {args.agents!r} is invalid; expected comma-separated agent names")
+    g = make_game(args.game, **parse_options(args.option))
+    matrix = strategy_matrix(g, agents, args.games, args.seed, workers=args.workers, progress=True)
+    out = Path(args.out) if args.out else Path("plots") / "matrix" / g.name
+    paths = write_matrix(matrix, out)
+    if args.json:
+        print(json.dumps(_jsonable(matrix)))
+    else:
+        print(markdown_tables(matrix))
+        print("\nwrote " + ", ".join(str(p) for p in paths.values()))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m evolve.arena``."""
+    """Entry point of ``python -m evolve.arena`` (``matrix`` as first argument: the matrix)."""
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "matrix":
+        return matrix_main(list(argv[1:]))
     p = Parser(prog="python -m evolve.arena", description="Play agents against each other and report ATpR, points and scores with 95% CIs.")
     p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
     p.add_argument("--seats", required=True, help="four comma-separated seats (or one for all), e.g. random,random:bidder=simple")

@@ -1,0 +1,178 @@
+"""Head-to-head on paired deals, the strategy matrix CLI and the study configs."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evolve.agents.registry import AGENTS
+from evolve.api import play
+from evolve.arena import main as arena_main
+from evolve.cli import run
+from evolve.games.registry import make_game
+from evolve.stats.matrix import head_to_head, make_decks, seatings
+from evolve.studies import main as studies_main
+
+STUDIES = Path(__file__).resolve().parent.parent / "experiments" / "studies"
+EUCHRE = {"setup": "fixed_spades"}
+
+
+def test_self_play_difference_contains_zero():
+    c = head_to_head("euchre", "random", "random", n_deals=1500, seed=4, **EUCHRE)
+    d = c["diff_points"]
+    assert d["low"] <= 0 <= d["high"]
+    assert c["games"]["completed"] > 0
+    s = head_to_head("spades", "high", "high", n_deals=800, seed=4)
+    assert s["diff_points"]["low"] <= 0 <= s["diff_points"]["high"]
+    assert s["a_atpr"]["mean"] == pytest.approx(3.25)
+
+
+def test_strong_beats_weak_significantly():
+    c = head_to_head("euchre", "highlow", "random", n_deals=1500, seed=5, **EUCHRE)
+    assert c["diff_points"]["low"] > 0 and c["diff_points"]["p"] < 1e-6
+    assert c["games"]["low"] > 0.5 and c["percent_points"]["overall"] > 50
+    s = head_to_head("spades", "highlow", "random", n_deals=800, seed=5)
+    assert s["a_atpr"]["low"] > 3.25 and s["a_atpr"]["p_vs_3.25"] < 1e-6
+    assert 0 < s["a_atpr"]["study_normal_p"] < 0.5 and s["rounds"] == 4 * 800
+
+
+def test_seat_exchange_uses_identical_decks():
+    g = make_game("euchre", **EUCHRE)
+    decks = make_decks(g, 300, seed=9)
+    assert np.array_equal(decks, make_decks(g, 300, seed=9))
+    assert np.array_equal(decks[100:250], make_decks(g, 150, seed=9, start=100))  # deal i from (seed, i) alone
+    dealers = np.arange(300) % 4
+    (s1, side1), (s2, side2) = seatings(g, "highlow", "random")
+    assert (s1, side1, s2, side2) == (["highlow", "random"] * 2, 0, ["random", "highlow"] * 2, 1)
+    r1 = play(g, s1, seed=9, decks=decks, dealer=dealers)
+    r2 = play(g, s2, seed=9, decks=decks, dealer=dealers)
+    assert np.array_equal(r1.hands, r2.hands) and np.array_equal(r1.rest, r2.rest)
+    assert np.array_equal(r1.trump, r2.trump) and np.array_equal(r1.dealer, r2.dealer)
+    # the head-to-head itself replays those decks
+    c = head_to_head(g, "highlow", "random", n_deals=300, seed=9, keep_decks=True)
+    assert np.array_equal(c["_decks"], decks)
+    # cut-throat Spades: a in every seat
+    sp = make_game("spades")
+    assert [side for _, side in seatings(sp, "a", "b")] == [0, 1, 2, 3]
+    assert seatings(sp, "a", "b")[2][0] == ["b", "b", "a", "b"]
+
+
+def test_games_to_target_counting():
+    c = head_to_head("euchre", "highlow", "random", n_games=101, seed=2, **EUCHRE)
+    gm = c["games"]
+    assert gm["completed"] == gm["requested"] == 101 and gm["a_wins"] + gm["b_wins"] == 101
+    # deterministic, and stops at the deal that completed the 101st game
+    again = head_to_head("euchre", "highlow", "random", n_games=101, seed=2, **EUCHRE)
+    assert again["deals"] == c["deals"] and again["games"] == gm
+    fewer = head_to_head("euchre", "highlow", "random", n_deals=c["deals"] - 1, seed=2, **EUCHRE)
+    assert fewer["games"]["completed"] < 101
+    # sueca rubbers to 4
+    s = head_to_head("sueca", "always_high", "random", n_games=20, seed=2, setup="study")
+    assert s["games"]["target"] == 4 and s["games"]["completed"] == 20
+    with pytest.raises(Exception, match="no game target"):
+        head_to_head("spades", "random", "random", n_games=5, seed=1)
+
+
+def test_matrix_cli_writes_all_outputs(tmp_path, capsys):
+    agents = ["random", "low", "highlow"]
+    assert run(arena_main, ["matrix", "--game", "euchre", "--option", "setup=fixed_spades", "--agents", ",".join(agents),
+                            "--games", "21", "--seed", "3", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "| row \\ column | random | low | highlow |" in text and "games won by row %" in text
+    for ext in ("md", "csv", "json", "png"):
+        assert (tmp_path / f"matrix.{ext}").stat().st_size > 0
+    rows = list(csv.DictReader((tmp_path / "matrix.csv").open()))
+    assert len(rows) == 9 and {r["row"] for r in rows} == set(agents)
+    data = json.loads((tmp_path / "matrix.json").read_text())
+    assert len(data["cells"]) == 3 and all(len(r) == 3 for r in data["cells"])
+    assert all(c["games"]["completed"] == 21 for r in data["cells"] for c in r)
+    # the mirror cell is the same comparison seen from the other side
+    assert data["cells"][0][2]["diff_points"]["mean"] == pytest.approx(-data["cells"][2][0]["diff_points"]["mean"])
+    assert (tmp_path / "matrix.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_matrix_cli_json_and_deals(tmp_path, capsys):
+    assert run(arena_main, ["matrix", "--game", "spades", "--agents", "random,highlow", "--games", "200",
+                            "--out", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["unit"] == "deals" and data["cells"][1][0]["deals"] == 200  # cut-throat: all 4 cells played
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--game", "euchre", "--agents", "random,bogus"], "unknown agent 'bogus'; valid agents:"),
+    (["--game", "chess", "--agents", "random"], "unknown game 'chess'; valid games:"),
+    (["--game", "euchre", "--agents", "random", "--games", "0"], "--games 0 is invalid"),
+    (["--game", "euchre", "--agents", "random", "--option", "setup=x"], "valid values"),
+])
+def test_matrix_cli_errors(args, needle, capsys):
+    assert run(arena_main, ["matrix", *args], prog="evolve.arena") == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_flat_arena_cli_still_works(capsys):
+    assert run(arena_main, ["--game", "spades", "--seats", "random", "--deals", "200", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["deals"] == 200
+
+
+def test_euchre_study_quick(capsys, tmp_path):
+    cfg = tmp_path / "e.toml"
+    text = (STUDIES / "euchre_cooperative.toml").read_text()
+    cfg.write_text(text.replace('agents = ["random", "low", "high", "highlow", "coophighlow", "cardcounting", '
+                                '"markov", "markov2", "hybrid", "hybrid2"]', 'agents = ["random", "highlow", "coophighlow"]')
+                   .replace("quick = 100", "quick = 500"))
+    assert run(studies_main, [str(cfg), "--quick", "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "games won A-B" in out and "tricks won A-B" in out and "total score A-B" in out
+    assert "| random | highlow |" in out and "rule=study" in out
+    data = json.loads((tmp_path / "out" / "result.json").read_text())
+    assert data["count"] == 20 and data["result"]["agents"][1] == "highlow:rule=study"
+    # the full config parses with every agent
+    assert "hybrid2" in (STUDIES / "euchre_cooperative.toml").read_text()
+
+
+def test_spades_study_quick(capsys):
+    assert run(studies_main, [str(STUDIES / "spades_random.toml"), "--quick"]) == 0
+    out = capsys.readouterr().out
+    assert "ATpR (95% CI)" in out and "study normal p" in out and "| highlow | 4." in out
+
+
+def test_search_studies_run_when_registered(capsys, tmp_path):
+    if "dmcts" not in AGENTS:
+        pytest.skip("dmcts not registered")
+    cfg = tmp_path / "j.toml"
+    cfg.write_text((STUDIES / "jass_dmcts.toml").read_text().replace('"dmcts"', '"dmcts:determinizations=2,iterations=10"')
+                   .replace("quick = 10", "quick = 50"))
+    assert run(studies_main, [str(cfg), "--quick"]) == 0
+    assert "% of points" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\ncolour="red"\n',
+     "unknown key 'study.colour'; valid keys:"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames="many"\n',
+     "key 'study.games': expected a positive integer"),
+    ('[study]\nname="x"\nlayout="poker"\ngame="euchre"\nagents=["random"]\ngames=5\n', "key 'study.layout': expected one of"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\n', "expected exactly one of them"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\ngames=5\n', "missing key 'study.agents'"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[extra]\n', "unknown key 'extra'"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[options]\nsetup="x"\n', "valid values"),
+    ('[study]\nname="x"\nlayout="spades"\ngame="spades"\nagents=["random"]\ngames=5\nopponent="random"\n', "no game target"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\nrule="maybe"\n', "key 'study.rule'"),
+    ('[study\n', "invalid TOML"),
+])
+def test_malformed_study_configs(body, needle, tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(body)
+    assert run(studies_main, [str(cfg)], prog="evolve.studies") == 2
+    err = capsys.readouterr().err
+    assert needle in err and str(cfg) in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_study_config(capsys):
+    assert run(studies_main, ["/nonexistent/x.toml"]) == 2
+    assert "no such study config" in capsys.readouterr().err
