@@ -588,8 +588,30 @@ def _add_evolution(sub) -> None:
     p.set_defaults(run=run_evolution, show=format_evolution, options=_options_of(p))
 
 
+def run_agents(args) -> dict:
+    from evolve.agents.search_registry import bench_agents
+
+    return bench_agents(n=args.decisions, seed=args.seed, openspiel=not args.no_peers)
+
+
+def format_agents(res: dict) -> str:
+    lines = ["evolve.bench agents  (search agents; decisions per second on one core)"]
+    for key, value in res.items():
+        lines.append(f"  {key}: {value:,.1f}" if isinstance(value, float) else f"  {key}: {value}")
+    return "\n".join(lines)
+
+
+def _add_agents(sub) -> None:
+    p = sub.add_parser("agents", help="search agents: ISMCTS vs OpenSpiel ISMCTSBot, MC extra in Sueca")
+    p.add_argument("--decisions", type=_positive_int, default=400, help="decisions per timing")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(run=run_agents, show=format_agents, options=_options_of(p))
+
+
 # subcommand name -> function adding its parser
-SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "evolution": _add_evolution}
+SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "evolution": _add_evolution, "agents": _add_agents}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -3,5 +3,6 @@
 from evolve.agents.registry import AGENTS, AgentDef, AgentSpec, pack_seats, parse_seat, parse_seats, register
 
 from evolve.agents import baselines as _baselines  # noqa: E402,F401  (registers the rule-based baselines)
+from evolve.agents import search_registry as _search  # noqa: E402,F401  (registers mc, dmcts, ismcts)
 
 __all__ = ["AGENTS", "AgentDef", "AgentSpec", "pack_seats", "parse_seat", "parse_seats", "register"]

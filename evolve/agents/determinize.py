@@ -58,7 +58,6 @@ from numba import njit
 from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, next_u64, nth_card
 from evolve.games.rules import (
     GAME_EUCHRE,
-    GAME_JASS,
     GAME_SPADES,
     GAME_SUECA,
     P_BREAK_SPADES,

@@ -5,7 +5,7 @@ Seat strings::
     mc                                   # variant=extra, shuffles=50, playouts=2
     mc:variant=normal,shuffles=20,playouts=1
     dmcts:determinizations=10,iterations=100,c=1.414
-    ismcts:iterations=100,c=1.414
+    ismcts:iterations=100,c=0.7
 
 Every agent also takes the shared bidder options (``bidder`` defaults to ``simple`` here).
 Budgets are iteration counts only (no wall-clock budget), so results are reproducible.
@@ -30,8 +30,6 @@ from evolve.games.rules import legal_cards
 SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
 SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
 
-_C_DEFAULT = repr(math.sqrt(2.0))
-
 
 def _positive(opts: dict, key: str, owner: str) -> int:
     v = int(opts[key])
@@ -41,14 +39,7 @@ def _positive(opts: dict, key: str, owner: str) -> int:
 
 
 def _exploration(opts: dict, owner: str) -> float:
-    text = str(opts["c"]).strip().lower()
-    try:
-        c = math.sqrt(2.0) if text in ("sqrt2", "sqrt(2)") else float(text)
-    except ValueError:
-        raise UsageError(f"agent {owner!r}: option c={opts['c']!r} is invalid; expected a number >= 0") from None
-    if not math.isfinite(c) or c < 0:
-        raise UsageError(f"agent {owner!r}: option c={opts['c']!r} is invalid; expected a number >= 0")
-    return c
+    return float(opts["c"])
 
 
 def _spec(name: str, kind: int, params: list[float], opts: dict) -> AgentSpec:
@@ -85,12 +76,12 @@ MC_OPTIONS = {
 DMCTS_OPTIONS = {
     "determinizations": Option(10, "determinizations D, one UCT tree each", kind=int, minimum=1),
     "iterations": Option(100, "UCT iterations I per tree", kind=int, minimum=1),
-    "c": Option(_C_DEFAULT, "UCB exploration constant on returns in [0, 1] (default sqrt 2)"),
+    "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
     **SEARCH_BIDDER_OPTIONS,
 }
 ISMCTS_OPTIONS = {
     "iterations": Option(100, "iterations (one determinization each)", kind=int, minimum=1),
-    "c": Option(_C_DEFAULT, "UCB exploration constant on returns in [0, 1] (default sqrt 2)"),
+    "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
     **SEARCH_BIDDER_OPTIONS,
 }
 
