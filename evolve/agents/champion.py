@@ -42,6 +42,7 @@ def _atomic_write(path: Path, write) -> None:
             write(f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -95,3 +96,10 @@ def champion_seat(path: str, game, bidder: str = "simple") -> AgentSpec:
     if bidder not in BIDDERS:
         raise UsageError(f"bidder {bidder!r} is invalid; valid values: {', '.join(BIDDERS)}")
     return champ.spec(f"champion:{path}", bidder)
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates files 0600; published files should not be)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

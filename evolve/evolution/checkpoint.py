@@ -57,6 +57,7 @@ def save_checkpoint(path: str | Path, state: RunState) -> None:
                      elite=elite, meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)))
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -84,3 +85,10 @@ def load_checkpoint(path: str | Path) -> RunState:
         raise UsageError(f"{path}: no checkpoint to resume from") from None
     except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as e:
         raise UsageError(f"{path}: corrupt or truncated checkpoint ({e.__class__.__name__}: {e}); nothing was changed") from None
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates files 0600; published files should not be)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
