@@ -564,7 +564,7 @@ def run_evolution(args) -> dict:
 
     if not Path(args.config).is_file():
         raise UsageError(f"--config {args.config!r}: file not found")
-    res = bench_generation(args.config, (1, 2), args.repeats)
+    res = bench_generation(args.config, (1, 2), args.repeats, games=args.games, rounds=args.rounds)
     res["target_speedup"] = EVOLUTION_TARGET_SPEEDUP
     res["pass"] = res.get("speedup_2_vs_1", 0) >= EVOLUTION_TARGET_SPEEDUP
     return res
@@ -582,7 +582,9 @@ def format_evolution(res: dict) -> str:
 
 def _add_evolution(sub) -> None:
     p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
-    p.add_argument("--config", default="experiments/spades_cardbased_strong.toml", help="experiment TOML")
+    p.add_argument("--config", default="experiments/spades_cardbased.toml", help="experiment TOML")
+    p.add_argument("--games", type=_positive_int, default=60, help="tables per generation (default 60)")
+    p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
     p.add_argument("--repeats", type=_positive_int, default=3)
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(run=run_evolution, show=format_evolution, options=_options_of(p))

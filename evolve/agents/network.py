@@ -1,20 +1,21 @@
 """Evolved fixed-topology tanh networks as card-play agents (SPEC §3).
 
-A network agent's parameter vector is ``header + weights``:
+A network agent's parameter vector is ``header + weights`` (see ``Architecture.pack``):
 
-    header  = [encoding, n_in, n_h1, n_h2, n_out]          (HEADER float64 values)
-    weights = W1 [n_in, P1], b1 [P1], W2 [n_h1, P2], b2 [P2],
-              W3T [n_out, P2], b3 [n_out]                    (float32, packed two per
-                                                             float64 slot after the header)
+    header  = [encoding, n_in, n_h1, n_h2, n_out, w1_scale, w1_id, 0]    (HEADER float64)
+    weights = W1 [n_in, P1] int32 fixed point (W1 / w1_scale, rounded), b1 [P1],
+              W2 [n_h1, P2], b2 [P2], W3T [n_out, P2], b3 [n_out]       (float32)
 
-where ``P1``, ``P2`` are the hidden sizes rounded up to a multiple of ``LANES`` (16 float32,
-one AVX-512 register); the padding weights and biases are zero, so padded hidden units
-are tanh(0) = 0 and change nothing. ``W1`` and ``W2`` are stored in column blocks of at
-most ``KMAX`` registers (``column_blocks``), each block row-major; with at most
-``KMAX * LANES`` = 256 hidden units (every default architecture) that is plain row-major.
+packed two 4-byte values per float64 slot after the header. ``P1``, ``P2`` are the hidden
+sizes rounded up to a multiple of ``LANES`` (16 float32, one AVX-512 register); padding
+weights and biases are zero, so padded hidden units are tanh(0) = 0 and change nothing.
+``W1`` and ``W2`` are stored in column blocks of at most ``KMAX`` registers
+(``column_blocks``), each block row-major; with at most ``KMAX * LANES`` = 256 hidden
+units (every default architecture) that is plain row-major. ``w1_id`` identifies the
+first-layer weights (a hash; see the cache below).
 
 Two hidden tanh layers; the agent plays the legal card whose output is highest (outputs
-of illegal cards are never computed; a single legal card is played without evaluating the
+of illegal cards are never computed; a lone legal card is played without evaluating the
 network). The output tanh is monotonic, so it is skipped.
 
 Encodings (``ENC_CARD`` and ``ENC_HAND``; games with a variable trump append a one-hot of
@@ -22,8 +23,8 @@ the trump mode):
 
 - card-based: three inputs per card of the deck, a one-hot location — in my hand / on the
   table in the current trick / played in an earlier trick — all zero while unseen; Euchre
-  marks the turned card as seen (third input) for everyone who does not hold it and has not
-  got it on the table in the current trick. One output per card.
+  marks the turned card as seen (third input) for everyone who neither holds it nor has it
+  on the table in the current trick. One output per card.
 - hand-based: the hand as dealt (sorted by card id), 1 + 4 inputs per card (rank number
   1..R, then a one-hot suit), zeroed once played; then the up to 3 cards already in the
   current trick; then the cards of earlier tricks in the order played. One output per
@@ -31,16 +32,25 @@ the trump mode):
 
 Only the deciding seat's hand and the public state are read.
 
-Speed (the forward pass is bound by streaming the weights from L2): the input is sparse,
-so the first layer is a gather of the active rows of W1; both hidden layers run in the
-intrinsic ``gemv_block``, which keeps up to ``KMAX`` 16-float accumulators in registers
-while it streams the weight rows once (Numba's loop vectoriser would reload and store the
-accumulators for every row, and its SLP vectoriser is off). ``work`` holds the float32
-activations and the active-row list (``work_size``).
+Speed. The forward pass is bound by streaming the weights from L2:
+
+- the input is sparse, so the first layer is a sum of the active rows of W1;
+- both layers run in the intrinsic ``gemv_block``, which keeps up to ``KMAX`` 16-lane
+  accumulators in registers while it streams the weight rows once (Numba's loop
+  vectoriser would reload and store the accumulators for every row; its SLP vectoriser is
+  off);
+- the first layer is *incremental*: ``work`` keeps, per seat, the first-layer sum of the
+  seat's previous decision and the input it was computed for, and a decision adds only the
+  rows that changed since. W1 is fixed point and the sum is int32, so the result is exact
+  and the same whatever the order of the updates: the agent stays a pure function of
+  (seat, hand, pub), bit for bit. A seat's record is used only when its header matches
+  (magic, kind, ``w1_id``) and its checksum matches, so another agent's use of ``work`` or
+  another network at the seat only costs a recomputation.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,7 +59,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest
+from evolve.games.bits import ONE, ZERO, bit, count, has, lowest, mix64
 from evolve.games.rules import GAME_EUCHRE, P_GAME, P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS
 from evolve.games.state import (
     HISTORY,
@@ -66,11 +76,17 @@ NET_CARD = 1  # card-play kinds (see evolve.agents.policy.NETWORK_KINDS)
 NET_HAND = 2
 ENC_CARD = 0
 ENC_HAND = 1
-HEADER = 5
+HEADER = 8
+H_W1_SCALE = 5  # header slots
+H_W1_ID = 6
 SUIT_INPUTS = 4
-LANES = 16   # float32 per vector register (AVX-512); hidden layers are padded to it
-KMAX = 16    # most vector accumulators of one pass over a weight matrix
-
+LANES = 16      # float32 per vector register (AVX-512); hidden layers are padded to it
+KMAX = 16       # most vector accumulators of one pass over a weight matrix
+# W1 fixed point: |sum of the active rows x input values| must stay below 2**31. Card
+# inputs are 0/1 with at most n_cards + 1 <= 65 active; hand inputs add at most
+# 52 slots x (13 + 1) + 1 = 729 per weight. The scale is 2**-bits, one bit coarser for
+# every doubling of the largest |W1| above 1 (genomes are clamped to [-1, 1] by default).
+W1_BITS = {"card": 24, "hand": 21}
 
 ENCODINGS = ("card", "hand")
 
@@ -104,9 +120,9 @@ def padded(n: int) -> int:
 
 
 def column_blocks(width: int) -> list[tuple[int, int]]:
-    """(first column, number of registers) of each block of a padded ``width``-column
-    matrix: as few blocks as fit ``KMAX`` registers, as even as possible (the kernel's
-    ``_dense`` walks the same blocks)."""
+    """(first column, registers) of each column block of a matrix ``width`` wide (padded):
+    as few blocks as fit ``KMAX`` registers, as even as possible (``_dense`` walks the
+    same blocks)."""
     nv = padded(width) // LANES
     npass = max(1, -(-nv // KMAX))
     base, extra = divmod(nv, npass)
@@ -118,26 +134,42 @@ def column_blocks(width: int) -> list[tuple[int, int]]:
     return out
 
 
-def _blocked(m: np.ndarray) -> np.ndarray:
-    """A [rows, cols] matrix padded to ``padded(cols)`` columns in the blocked order."""
+def _blocked(m: np.ndarray, dtype) -> np.ndarray:
+    """A [rows, cols] matrix padded to ``padded(cols)`` columns, in block order."""
     rows, cols = m.shape
-    full = np.zeros((rows, padded(cols)), np.float32)
+    full = np.zeros((rows, padded(cols)), dtype)
     full[:, :cols] = m
     return np.concatenate([full[:, c:c + k * LANES].ravel() for c, k in column_blocks(cols)])
+
+
+# -------------------------------------------------------------------- scratch memory
+# ``work`` is cut into four equal regions, one per seat (whatever network plays there, so
+# networks of different shapes at one table keep apart). A seat's region, in 4-byte
+# words: h1 f32[P1] | h2 f32[P2] | rows i32[n_in] | values i32[n_in] (padded to 16 words),
+# then the seat's record: REC64 int64 slots, the first-layer sum acc i32[P1], then the
+# bitwise complement of both (a record is used only when intact: other agents may use
+# ``work`` too). Record slots:
+REC64 = 72
+R_MAGIC = 0
+R_ID = 1        # w1_id of the network that wrote the record
+R_KIND = 2
+R_STATE = 4     # card: hand, trick, seen masks, mode; hand: see _first_layer
+MAGIC = 0x6E657477_6F726B31  # "network1"
+
+
+@njit(cache=True, inline="always")
+def _region_words(n_in, p1, p2):
+    """(start of the record, size) of a seat's region of ``work`` in 4-byte words."""
+    start = (p1 + p2 + 2 * n_in + 15) // 16 * 16
+    return start, start + 2 * (2 * REC64 + p1)
 
 
 # ----------------------------------------------------------------------------- kernels
 
 _F = np.float32
 _F32 = ir.FloatType()
-_VEC = ir.VectorType(_F32, LANES)
 _I32 = ir.IntType(32)
 _I64 = ir.IntType(64)
-
-
-def _vec_at(builder, base, ofs):
-    """The ``<LANES x float>*`` at float* ``base`` + ``ofs``."""
-    return builder.bitcast(builder.gep(base, [ofs], inbounds=True), _VEC.as_pointer())
 
 
 def _data(context, builder, ty, value):
@@ -148,46 +180,64 @@ def _data(context, builder, ty, value):
 def gemv_block(typingctx, x, idx, n, W, wofs, ld, b, bofs, y, yofs, K):
     """``y[yofs : yofs + 16K] = b[bofs : bofs + 16K] + sum over r < n of
     x[r] * W[wofs + row * ld : + 16K]`` with ``row = idx[r]`` (an int32 array) or ``r``
-    (``idx`` None). ``K`` (a literal) 16-float accumulators stay in registers for the
-    whole loop; x, W, b, y are float32 arrays, no bounds are checked."""
+    (``idx`` None); ``b`` None starts from zero. W, b, y are all float32 or all int32
+    (int32: wrapping arithmetic, exact whenever the result fits). ``K`` (a literal) is the
+    number of 16-lane accumulators, kept in registers for the whole loop. No bounds are
+    checked."""
     if not isinstance(K, types.IntegerLiteral):
         return None
     k = K.literal_value
     indirect = not isinstance(idx, types.NoneType)
+    zero_init = isinstance(b, types.NoneType)
+    is_int = isinstance(W.dtype, types.Integer)
     sig = types.void(x, idx, n, W, wofs, ld, b, bofs, y, yofs, K)
 
     def codegen(context, builder, signature, args):
         ta = signature.args
         xa, ia, n_, wa, wofs_, ld_, ba, bofs_, ya, yofs_, _ = args
+        lane = _I32 if is_int else _F32
+        vec = ir.VectorType(lane, LANES)
+        vptr = vec.as_pointer()
+
+        def at(base, ofs):
+            return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vptr)
+
         xp = _data(context, builder, ta[0], xa)
         wp = _data(context, builder, ta[3], wa)
-        bp = _data(context, builder, ta[6], ba)
         yp = _data(context, builder, ta[8], ya)
         ip = _data(context, builder, ta[1], ia) if indirect else None
-        fnty = ir.FunctionType(_VEC, [_VEC, _VEC, _VEC])
-        fma = cgutils.get_or_insert_function(builder.module, fnty, "llvm.fmuladd.v16f32")
+        if not is_int:
+            fnty = ir.FunctionType(vec, [vec, vec, vec])
+            fma = cgutils.get_or_insert_function(builder.module, fnty, "llvm.fmuladd.v16f32")
         accs = []
         for j in range(k):
-            slot = cgutils.alloca_once(builder, _VEC)   # promoted to a register by mem2reg
-            off = builder.add(bofs_, ir.Constant(_I64, j * LANES))
-            builder.store(builder.load(_vec_at(builder, bp, off), align=4), slot)
-            accs.append(slot)
+            if zero_init:
+                init = ir.Constant(vec, [0] * LANES if is_int else [0.0] * LANES)
+            else:
+                bp = _data(context, builder, ta[6], ba)
+                init = builder.load(at(bp, builder.add(bofs_, ir.Constant(_I64, j * LANES))), align=4)
+            accs.append(cgutils.alloca_once_value(builder, init))   # mem2reg: registers
         splat_mask = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
         with cgutils.for_range(builder, n_) as loop:
             r = loop.index
             xv = builder.load(builder.gep(xp, [r], inbounds=True))
-            xv = builder.insert_element(ir.Constant(_VEC, ir.Undefined), xv, ir.Constant(_I32, 0))
-            xv = builder.shuffle_vector(xv, ir.Constant(_VEC, ir.Undefined), splat_mask)
+            if is_int and xv.type != _I32:
+                xv = builder.trunc(xv, _I32) if xv.type.width > 32 else builder.sext(xv, _I32)
+            xv = builder.insert_element(ir.Constant(vec, ir.Undefined), xv, ir.Constant(_I32, 0))
+            xv = builder.shuffle_vector(xv, ir.Constant(vec, ir.Undefined), splat_mask)
             row = r
             if indirect:
                 row = builder.sext(builder.load(builder.gep(ip, [r], inbounds=True)), _I64)
             base = builder.add(wofs_, builder.mul(row, ld_))
             for j in range(k):
-                w = builder.load(_vec_at(builder, wp, builder.add(base, ir.Constant(_I64, j * LANES))), align=4)
-                builder.store(builder.call(fma, [xv, w, builder.load(accs[j])]), accs[j])
+                w = builder.load(at(wp, builder.add(base, ir.Constant(_I64, j * LANES))), align=4)
+                if is_int:
+                    v = builder.add(builder.load(accs[j]), builder.mul(xv, w))
+                else:
+                    v = builder.call(fma, [xv, w, builder.load(accs[j])])
+                builder.store(v, accs[j])
         for j in range(k):
-            off = builder.add(yofs_, ir.Constant(_I64, j * LANES))
-            builder.store(builder.load(accs[j]), _vec_at(builder, yp, off), align=4)
+            builder.store(builder.load(accs[j]), at(yp, builder.add(yofs_, ir.Constant(_I64, j * LANES))), align=4)
         return context.get_dummy_value()
 
     return sig, codegen
@@ -195,23 +245,26 @@ def gemv_block(typingctx, x, idx, n, W, wofs, ld, b, bofs, y, yofs, K):
 
 @intrinsic
 def dot_block(typingctx, x, W, wofs, nv):
-    """``sum(x[0 : 16 nv] * W[wofs : wofs + 16 nv])`` in float32 (two vector
-    accumulators, then a shuffle tree)."""
+    """``sum(x[0 : 16 nv] * W[wofs : wofs + 16 nv])`` of float32 arrays (one vector
+    accumulator, then a shuffle tree)."""
     sig = types.float32(x, W, wofs, nv)
 
     def codegen(context, builder, signature, args):
         ta = signature.args
         xa, wa, wofs_, nv_ = args
+        vec = ir.VectorType(_F32, LANES)
         xp = _data(context, builder, ta[0], xa)
         wp = _data(context, builder, ta[1], wa)
-        fnty = ir.FunctionType(_VEC, [_VEC, _VEC, _VEC])
-        fma = cgutils.get_or_insert_function(builder.module, fnty, "llvm.fmuladd.v16f32")
-        zero = ir.Constant(_VEC, [0.0] * LANES)
-        acc = cgutils.alloca_once_value(builder, zero)
+
+        def at(base, ofs):
+            return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vec.as_pointer())
+
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32")
+        acc = cgutils.alloca_once_value(builder, ir.Constant(vec, [0.0] * LANES))
         with cgutils.for_range(builder, nv_) as loop:
             o = builder.mul(loop.index, ir.Constant(_I64, LANES))
-            xv = builder.load(_vec_at(builder, xp, o), align=4)
-            wv = builder.load(_vec_at(builder, wp, builder.add(wofs_, o)), align=4)
+            xv = builder.load(at(xp, o), align=4)
+            wv = builder.load(at(wp, builder.add(wofs_, o)), align=4)
             builder.store(builder.call(fma, [xv, wv, builder.load(acc)]), acc)
         v = builder.load(acc)
         width = LANES
@@ -227,7 +280,8 @@ def dot_block(typingctx, x, W, wofs, nv):
 @njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def fast_tanh(x):
     """float32 tanh by a clamped rational approximation (Eigen's; |error| < 1e-6), which
-    LLVM vectorises where ``np.tanh`` is a scalar libm call."""
+    LLVM vectorises where ``np.tanh`` is a scalar libm call (the caller must compile with
+    ``error_model="numpy"``: Python's zero-division check stops the vectoriser)."""
     x = min(max(x, _F(-9.0)), _F(9.0))
     x2 = x * x
     p = x2 * _F(-2.76076847742355e-16) + _F(2.00018790482477e-13)
@@ -241,15 +295,6 @@ def fast_tanh(x):
     q = x2 * q + _F(2.26843463243900e-03)
     q = x2 * q + _F(4.89352518554385e-03)
     return p / q
-
-
-@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
-def _tanh_all(h, n):
-    """h[0:n] = tanh(h[0:n]) for n a multiple of LANES (whole registers, no remainder)."""
-    for v in range(0, n, LANES):
-        blk = h[v:v + LANES]
-        for j in range(LANES):
-            blk[j] = fast_tanh(blk[j])
 
 
 @njit(cache=True, inline="always")
@@ -290,9 +335,9 @@ def _pass(x, idx, n, W, wofs, ld, b, bofs, y, yofs, k):
 
 
 @njit(cache=True, inline="always")
-def _dense(x, idx, n, W, wofs, n_rows, b, bofs, y, width):
-    """``y[0:width] = b[bofs:] + sum over r < n of x[r] * M[row r]`` for the blocked
-    [n_rows, width] matrix M at ``W[wofs:]`` (``width`` padded; ``column_blocks``)."""
+def _dense(x, idx, n, W, wofs, n_rows, b, bofs, y, yofs, width):
+    """``y[yofs : yofs + width] = b[bofs:] + sum over r < n of x[r] * M[row r]`` for the
+    blocked [n_rows, width] matrix M at ``W[wofs:]`` (``width`` padded, ``column_blocks``)."""
     nv = width // LANES
     npass = (nv + KMAX - 1) // KMAX
     base = nv // npass
@@ -300,109 +345,281 @@ def _dense(x, idx, n, W, wofs, n_rows, b, bofs, y, width):
     col = 0
     for p in range(npass):
         k = base + 1 if p < extra else base
-        _pass(x, idx, n, W, wofs + n_rows * col, k * LANES, b, bofs + col, y, col, k)
+        _pass(x, idx, n, W, wofs + n_rows * col, k * LANES, b, bofs + col, y, yofs + col, k)
         col += k * LANES
 
 
 @njit(cache=True, inline="always")
-def _add_row(vals, idx, nnz, row, value):
-    """Append input ``row`` with ``value`` to the active-input list; return the new count."""
-    idx[nnz] = row
-    vals[nnz] = value
-    return nnz + 1
+def _add_row(rows, vals, n, row, value):
+    """Append input ``row`` (times ``value``) to a row list; return the new length."""
+    rows[n] = row
+    vals[n] = value
+    return n + 1
 
 
 @njit(cache=True, inline="always")
-def _add_card(vals, idx, nnz, slot, card, n_ranks, per):
-    """Hand-based slot ``slot`` holds ``card``: rank number and one-hot suit."""
-    nnz = _add_row(vals, idx, nnz, slot * per, card % n_ranks + 1)
-    return _add_row(vals, idx, nnz, slot * per + 1 + card // n_ranks, 1)
+def _add_card(rows, vals, n, slot, card, n_ranks, inv, sign):
+    """Hand-based slot ``slot`` holds ``card`` (``sign`` -1: remove it): rank number and
+    one-hot suit. ``inv`` = ceil(2**16 / n_ranks): card // n_ranks without a division."""
+    suit = (card * inv) >> 16
+    n = _add_row(rows, vals, n, slot * (1 + SUIT_INPUTS), sign * (card - suit * n_ranks + 1))
+    return _add_row(rows, vals, n, slot * (1 + SUIT_INPUTS) + 1 + suit, sign)
 
 
 @njit(cache=True, inline="always")
-def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
-    """Both hidden layers for the seat's observation, into ``h2`` of ``work``; returns
-    (h2, W3 offset, b3 offset, padded n_h2) with offsets into ``params.view(float32)``."""
+def _intact(u, a, n):
+    """True when words u[a : a + n] are the bitwise complement of u[a + n : a + 2n]."""
+    x = u[a:a + n]
+    y = u[a + n:a + 2 * n]
+    bad = np.uint64(0)
+    for k in range(n):
+        bad |= x[k] ^ ~y[k]
+    return bad == 0
+
+
+@njit(cache=True, inline="always")
+def _seal(u, a, n):
+    """Write the complement of words u[a : a + n] into u[a + n : a + 2n]."""
+    x = u[a:a + n]
+    y = u[a + n:a + 2 * n]
+    for k in range(n):
+        y[k] = ~x[k]
+
+
+@njit(cache=True, inline="always")
+def _card_masks(rules, hand, pub):
+    """Card-based input as masks: in hand, on the table in this trick, seen earlier."""
+    in_trick = ZERO
+    for q in range(pub[NPLAYED]):
+        in_trick |= bit(pub[TRICK_CARDS + q])
+    seen = ZERO
+    for s in range(4):
+        seen |= np.uint64(pub[PLAYED_BY + s])
+    up = pub[UPCARD]
+    if rules[P_GAME] == GAME_EUCHRE and up >= 0:
+        seen |= bit(up)
+    return in_trick, seen & ~(in_trick | hand)
+
+
+@njit(cache=True, inline="always")
+def _card_rows(rows, vals, n, hand, trick, seen, sign):
+    """Rows of the card-based inputs set in the masks (each times ``sign``)."""
+    m = hand
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, 3 * c, sign)
+    m = trick
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, 3 * c + 1, sign)
+    m = seen
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, 3 * c + 2, sign)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
+    """Rows of the hand slots of the cards in ``m`` (part of the dealt hand)."""
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        pos = count(dealt & (bit(c) - ONE))
+        if pos < n_hand:
+            n = _add_card(rows, vals, n, pos, c, n_ranks, inv, sign)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals):
+    """The rows (and input values) to add to the seat's record ``acc`` to get the current
+    first-layer sum, and whether ``acc`` must be cleared first; updates the record's input
+    state. Returns (number of rows, from scratch)."""
+    n_modes = rules[P_N_MODES]
+    n_cards = rules[P_N_CARDS]
+    n_ranks = rules[P_N_RANKS]
+    inv = (65536 + n_ranks - 1) // n_ranks
+    st = rec64 + R_STATE
+    valid = i64[rec64 + R_MAGIC] == MAGIC and i64[rec64 + R_KIND] == kind
+    trump_row = n_in - n_modes + mode
+    old_trump = n_in - n_modes + i64[st + 2 if kind == NET_HAND else st + 3]
+    n = 0
+    if kind == NET_CARD:
+        trick, seen = _card_masks(rules, hand, pub)
+        full = count(hand | trick | seen) + (1 if n_modes > 1 else 0)
+        if valid:
+            oh = np.uint64(i64[st])
+            ot = np.uint64(i64[st + 1])
+            os = np.uint64(i64[st + 2])
+            changed = count(oh ^ hand) + count(ot ^ trick) + count(os ^ seen)
+            if changed < full:
+                n = _card_rows(rows, vals, n, hand & ~oh, trick & ~ot, seen & ~os, 1)
+                n = _card_rows(rows, vals, n, oh & ~hand, ot & ~trick, os & ~seen, -1)
+                if n_modes > 1 and old_trump != trump_row:
+                    n = _add_row(rows, vals, n, trump_row, 1)
+                    n = _add_row(rows, vals, n, old_trump, -1)
+            else:
+                valid = False
+        if not valid:
+            n = _card_rows(rows, vals, 0, hand, trick, seen, 1)
+            if n_modes > 1:
+                n = _add_row(rows, vals, n, trump_row, 1)
+        i64[st] = np.int64(hand)
+        i64[st + 1] = np.int64(trick)
+        i64[st + 2] = np.int64(seen)
+        i64[st + 3] = mode
+        return n, not valid
+    # hand-based; state: dealt, hand, mode, history length, 4 trick cards, the history
+    n_hand = rules[P_HAND]
+    dealt = hand | np.uint64(pub[PLAYED_BY + seat])
+    nplayed = pub[NPLAYED]
+    n_active = pub[N_ACTIVE]
+    n_hist = pub[TRICK] * n_active
+    if valid and np.uint64(i64[st]) == dealt:
+        oh = np.uint64(i64[st + 1])
+        n = _hand_slots(rows, vals, n, dealt, hand & ~oh, n_hand, n_ranks, inv, 1)
+        n = _hand_slots(rows, vals, n, dealt, oh & ~hand, n_hand, n_ranks, inv, -1)
+        for q in range(4):
+            old = i64[st + 4 + q]
+            new = pub[TRICK_CARDS + q] if q < nplayed else -1
+            if old != new:
+                if old >= 0:
+                    n = _add_card(rows, vals, n, n_hand + q, old, n_ranks, inv, -1)
+                if new >= 0:
+                    n = _add_card(rows, vals, n, n_hand + q, new, n_ranks, inv, 1)
+                i64[st + 4 + q] = new
+        o_hist = i64[st + 3]
+        slot = n_hand + 3
+        e = 0
+        for t in range(pub[TRICK]):
+            h = HISTORY + t * HISTORY_STRIDE + 1
+            for q in range(n_active):
+                new = pub[h + q]
+                old = i64[st + 8 + e] if e < o_hist else -1
+                if old != new:
+                    if old >= 0:
+                        n = _add_card(rows, vals, n, slot, old, n_ranks, inv, -1)
+                    n = _add_card(rows, vals, n, slot, new, n_ranks, inv, 1)
+                    i64[st + 8 + e] = new
+                slot += 1
+                e += 1
+        for e2 in range(n_hist, o_hist):
+            n = _add_card(rows, vals, n, n_hand + 3 + e2, i64[st + 8 + e2], n_ranks, inv, -1)
+        if n_modes > 1 and old_trump != trump_row:
+            n = _add_row(rows, vals, n, trump_row, 1)
+            n = _add_row(rows, vals, n, old_trump, -1)
+        # a cheaper fresh start (another deal at this seat)?
+        if n < 2 * (count(hand) + nplayed + n_hist) + 1:
+            i64[st + 1] = np.int64(hand)
+            i64[st + 2] = mode
+            i64[st + 3] = n_hist
+            return n, False
+    n = _hand_slots(rows, vals, 0, dealt, hand, n_hand, n_ranks, inv, 1)
+    for q in range(4):
+        c = pub[TRICK_CARDS + q] if q < nplayed else -1
+        if c >= 0:
+            n = _add_card(rows, vals, n, n_hand + q, c, n_ranks, inv, 1)
+        i64[st + 4 + q] = c
+    e = 0
+    for t in range(pub[TRICK]):
+        h = HISTORY + t * HISTORY_STRIDE + 1
+        for q in range(n_active):
+            c = pub[h + q]
+            n = _add_card(rows, vals, n, n_hand + 3 + e, c, n_ranks, inv, 1)
+            i64[st + 8 + e] = c
+            e += 1
+    if n_modes > 1:
+        n = _add_row(rows, vals, n, trump_row, 1)
+    i64[st] = np.int64(dealt)
+    i64[st + 1] = np.int64(hand)
+    i64[st + 2] = mode
+    i64[st + 3] = n_hist
+    return n, True
+
+
+@njit(cache=True, inline="always")
+def _seat_region(params, lo, seat, work):
+    """The network's sizes, weight offsets (into ``params.view(float32)``) and the seat's
+    region of ``work`` (as float64; see "scratch memory")."""
     n_in = np.int64(params[lo + 1])
     n_h1 = np.int64(params[lo + 2])
     n_h2 = np.int64(params[lo + 3])
     n_out = np.int64(params[lo + 4])
     p1 = (n_h1 + LANES - 1) // LANES * LANES
     p2 = (n_h2 + LANES - 1) // LANES * LANES
-    # weights are float32, two per float64 slot after the header (halves the memory
-    # traffic of four networks at a table)
+    w1 = 2 * (lo + HEADER)      # 4-byte weights after the header, two per float64 slot
+    start, need = _region_words(n_in, p1, p2)
+    region = work.size // 4 // 8 * 8                # float64 slots, 64-byte multiple
+    if 2 * region < need:
+        raise ValueError("network agent: work array smaller than AgentSpec.work_size")
+    return n_in, n_h1, n_h2, n_out, p1, p2, w1, start, work[seat * region:(seat + 1) * region]
+
+
+@njit(cache=True, inline="always")
+def _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, fresh_only):
+    """Bring the seat's first-layer record up to date (from scratch when it is not intact
+    or when ``fresh_only``); returns (record offset of acc in 4-byte words, number of rows
+    summed, fresh start)."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    i32 = f64.view(np.int32)
+    i64 = f64.view(np.int64)
+    u64 = f64.view(np.uint64)
+    rows = i32[p1 + p2:p1 + p2 + n_in]
+    vals = i32[p1 + p2 + n_in:p1 + p2 + 2 * n_in]
+    rec64 = rec // 2
+    n64 = REC64 + p1 // 2
+    acc = rec + 2 * REC64
+    w1_id = params[lo + H_W1_ID]
+    if fresh_only or not (i64[rec64 + R_MAGIC] == MAGIC and f64[rec64 + R_ID] == w1_id and _intact(u64, rec64, n64)):
+        i64[rec64 + R_MAGIC] = 0
+    n, fresh = _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals)
+    w = params.view(np.int32)
+    if fresh:
+        _dense(vals, rows, n, w, w1, n_in, None, 0, i32, acc, p1)
+    elif n > 0:
+        _dense(vals, rows, n, w, w1, n_in, i32, acc, i32, acc, p1)
+    i64[rec64 + R_MAGIC] = MAGIC
+    i64[rec64 + R_KIND] = kind
+    f64[rec64 + R_ID] = w1_id
+    _seal(u64, rec64, n64)
+    return acc, n, fresh
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """Both hidden layers for the seat's observation, into ``work``; returns
+    (h2, offset of W3T, offset of b3, padded n_h2) with offsets into
+    ``params.view(float32)``."""
+    acc, n, fresh = _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, False)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
     w32 = params.view(np.float32)
-    w1 = 2 * (lo + HEADER)
     b1 = w1 + n_in * p1
     w2 = b1 + p1
     b2 = w2 + n_h1 * p2
     w3 = b2 + p2
     b3 = w3 + n_out * p2
-    f32 = work.view(np.float32)
+    f32 = f64.view(np.float32)
     h1 = f32[0:p1]
     h2 = f32[p1:p1 + p2]
-    vals = f32[p1 + p2:p1 + p2 + n_in]
-    idx = work.view(np.int32)[p1 + p2 + n_in:p1 + p2 + 2 * n_in]
-    n_cards = rules[P_N_CARDS]
-    n_modes = rules[P_N_MODES]
-    n_ranks = rules[P_N_RANKS]
-    nplayed = pub[NPLAYED]
-    nnz = 0
-    if kind == NET_CARD:
-        in_trick = ZERO
-        for q in range(nplayed):
-            in_trick |= bit(pub[TRICK_CARDS + q])
-        played = ZERO
-        for s in range(4):
-            played |= np.uint64(pub[PLAYED_BY + s])
-        m = hand
-        while m != ZERO:
-            c = lowest(m)
-            m &= m - ONE
-            nnz = _add_row(vals, idx, nnz, 3 * c, 1)
-        m = in_trick
-        while m != ZERO:
-            c = lowest(m)
-            m &= m - ONE
-            nnz = _add_row(vals, idx, nnz, 3 * c + 1, 1)
-        m = played
-        up = pub[UPCARD]
-        if rules[P_GAME] == GAME_EUCHRE and up >= 0:
-            m |= bit(up)
-        m &= ~(in_trick | hand)
-        while m != ZERO:
-            c = lowest(m)
-            m &= m - ONE
-            nnz = _add_row(vals, idx, nnz, 3 * c + 2, 1)
-        if n_modes > 1:
-            nnz = _add_row(vals, idx, nnz, 3 * n_cards + mode, 1)
-    else:
-        per = 1 + SUIT_INPUTS
-        n_hand = rules[P_HAND]
-        pos = 0
-        m = hand | np.uint64(pub[PLAYED_BY + seat])
-        while m != ZERO and pos < n_hand:
-            c = lowest(m)
-            m &= m - ONE
-            if has(hand, c):
-                nnz = _add_card(vals, idx, nnz, pos, c, n_ranks, per)
-            pos += 1
-        for q in range(nplayed):
-            nnz = _add_card(vals, idx, nnz, n_hand + q, pub[TRICK_CARDS + q], n_ranks, per)
-        k = n_hand + 3
-        n_active = pub[N_ACTIVE]
-        for t in range(pub[TRICK]):
-            h = HISTORY + t * HISTORY_STRIDE
-            for q in range(n_active):
-                nnz = _add_card(vals, idx, nnz, k, pub[h + 1 + q], n_ranks, per)
-                k += 1
-        if n_modes > 1:
-            nnz = _add_row(vals, idx, nnz, n_in - n_modes + mode, 1)
-    _dense(vals, idx, nnz, w32, w1, n_in, w32, b1, h1, p1)
-    _tanh_all(h1, p1)
-    _dense(h1, None, n_h1, w32, w2, n_h1, w32, b2, h2, p2)
-    _tanh_all(h2, p2)
-    return h2, w3, b3, p2
+    a = f64.view(np.int32)[acc:acc + p1]
+    bias = w32[b1:b1 + p1]
+    scale = _F(params[lo + H_W1_SCALE])
+    for v in range(0, p1, LANES):
+        hv = h1[v:v + LANES]
+        av = a[v:v + LANES]
+        bv = bias[v:v + LANES]
+        for j in range(LANES):
+            hv[j] = fast_tanh(_F(av[j]) * scale + bv[j])
+    _dense(h1, None, n_h1, w32, w2, n_h1, w32, b2, h2, 0, p2)
+    for v in range(0, p2, LANES):
+        hv = h2[v:v + LANES]
+        for j in range(LANES):
+            hv[j] = fast_tanh(hv[j])
+    return h2, w3, b3, p2, n, fresh
 
 
 @njit(cache=True, inline="always")
@@ -414,10 +631,11 @@ def _output(params, h2, w3, b3, p2, out):
 
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
-    """The legal card with the highest network output (a lone legal card at once)."""
+    """The legal card with the highest network output (a lone legal card at once).
+    (``evolve.games.bits.kernel`` flags plus ``error_model="numpy"``, see ``fast_tanh``.)"""
     if count(legal) == 1:
         return lowest(legal)
-    h2, w3, b3, p2 = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
+    h2, w3, b3, p2, n, fresh = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
     best = -1
     best_v = _F(-3.0e38)
     if kind == NET_CARD:
@@ -446,13 +664,25 @@ def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs
 
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_outputs(kind, params, lo, seat, rules, mode, hand, pub, work, out):
-    """Debugging and tests: every output of the network (same code path as
-    ``network_card``) into ``out[0:n_out]``; returns the number of active inputs."""
-    h2, w3, b3, p2 = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
-    n_out = np.int64(params[lo + 4])
-    for o in range(n_out):
+    """Debugging and tests: every output of the network into ``out[0:n_out]`` (the code
+    path of ``network_card``, including the seat's first-layer record in ``work``).
+    Returns the number of first-layer rows summed, negative when the record could not be
+    updated (a fresh start)."""
+    h2, w3, b3, p2, n, fresh = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
+    for o in range(np.int64(params[lo + 4])):
         out[o] = _output(params, h2, w3, b3, p2, o)
-    return 0
+    return -n if fresh else n
+
+
+def quantize_w1(w1: np.ndarray, encoding: str) -> tuple[np.ndarray, float]:
+    """W1 as int32 fixed point and its scale (W1 ~ q * scale)."""
+    w1 = np.asarray(w1, np.float64)
+    if not np.isfinite(w1).all():
+        raise ValueError("network weights must be finite")
+    big = float(np.abs(w1).max(initial=0.0))
+    bits = W1_BITS[encoding] - (max(0, int(np.ceil(np.log2(big)))) if big > 1 else 0)
+    scale = 2.0 ** -bits
+    return np.rint(w1 / scale).astype(np.int32), scale
 
 
 @dataclass(frozen=True)
@@ -496,9 +726,10 @@ class Architecture:
 
     @property
     def work_size(self) -> int:
-        """Scratch float64 slots the forward pass needs: float32 activations of both
-        (padded) hidden layers, then the active inputs (float32 values, int32 rows)."""
-        return (padded(self.n_h1) + padded(self.n_h2) + 2 * self.n_in + 1) // 2 + 1
+        """float64 slots of scratch memory: per seat, the activations and row lists of a
+        forward pass and the seat's first-layer record (see "scratch memory" above)."""
+        start, need = _region_words(self.n_in, padded(self.n_h1), padded(self.n_h2))
+        return 4 * (-(-need // 16) * 8)
 
     def random_genome(self, rng: np.random.Generator) -> np.ndarray:
         """Weights uniform in [-1, 1]."""
@@ -520,21 +751,25 @@ class Architecture:
         return out
 
     def pack(self, genome: np.ndarray) -> np.ndarray:
-        """The engine's parameter vector: header, then the float32 weights in the kernel's
-        layout (hidden layers zero-padded to ``LANES``, W1 and W2 in column blocks)."""
-        header = np.array([ENC_CARD if self.encoding == "card" else ENC_HAND, self.n_in, self.n_h1, self.n_h2, self.n_out], np.float64)
+        """The engine's parameter vector: the header, then the weights in the kernel's
+        layout (see the module docstring)."""
         p = self.unpack(genome)
         p1, p2 = padded(self.n_h1), padded(self.n_h2)
+        q1, scale = quantize_w1(p["W1"], self.encoding)
+        w1 = _blocked(q1, np.int32)
+        w1_id = int.from_bytes(hashlib.blake2b(w1.tobytes() + np.float64(scale).tobytes(), digest_size=8).digest(), "little") >> 11
+        header = np.array([ENC_CARD if self.encoding == "card" else ENC_HAND, self.n_in, self.n_h1, self.n_h2,
+                           self.n_out, scale, float(w1_id), 0.0], np.float64)
         b1 = np.zeros(p1, np.float32)
         b1[:self.n_h1] = p["b1"]
         b2 = np.zeros(p2, np.float32)
         b2[:self.n_h2] = p["b2"]
         w3 = np.zeros((self.n_out, p2), np.float32)
         w3[:, :self.n_h2] = p["W3T"]
-        parts = [_blocked(p["W1"]), b1, _blocked(p["W2"]), b2, w3.ravel(), p["b3"].astype(np.float32)]
-        w = np.concatenate(parts).astype(np.float32)
+        rest = np.concatenate([b1, _blocked(p["W2"], np.float32), b2, w3.ravel(), p["b3"].astype(np.float32)])
+        w = np.concatenate([w1.view(np.uint32), rest.view(np.uint32)])
         if w.size % 2:
-            w = np.append(w, np.float32(0))
+            w = np.append(w, np.uint32(0))
         return np.concatenate([header, w.view(np.float64)])
 
     def pack_many(self, genomes: np.ndarray) -> np.ndarray:
@@ -551,3 +786,18 @@ class Architecture:
     def to_json(self) -> dict:
         return {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,
                 "n_h2": self.n_h2, "n_out": self.n_out, "bias": self.bias}
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def network_inputs(kind, params, lo, seat, rules, mode, hand, pub, work, x):
+    """Debugging and tests: the network's input vector into ``x[0:n_in]`` (zeroed first),
+    from the row list the first layer is computed from (from scratch; the seat's record
+    is rebuilt). Returns the number of active inputs."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    acc, n, fresh = _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, True)
+    i32 = f64.view(np.int32)
+    for i in range(n_in):
+        x[i] = 0.0
+    for r in range(n):
+        x[i32[p1 + p2 + r]] += i32[p1 + p2 + n_in + r]
+    return n

@@ -170,7 +170,8 @@ class Evolution:
         ev = self.config.evolution
         g = state.generation
         t0 = time.perf_counter()
-        fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner)
+        fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
+                                                   self.workers if runner else 1)
         played = counts > 0
         rate = mutation_rate(g, ev["generations"], ev["mutation_start"], ev["mutation_end"], ev["mutation_schedule"])
         f = fitness[played]

@@ -7,9 +7,10 @@ that list. Deals: every block of four rounds uses one deal; over the block the h
 the dealer) rotate one seat per round, so every seat plays every hand. With ``deals =
 "shared"`` all tables of the generation play the same deals.
 
-Everything is derived from ``(seed, generation)``; tables are split into fixed chunks,
-each played by one ``play_batch`` call, so the result does not depend on the number of
-workers or on the backend. Workers receive only plain arrays.
+Everything is derived from ``(seed, generation)`` and every deal's random streams from its
+index, so however the tables are split into chunks (one ``play_batch`` call each, one
+chunk per worker) the result is the same for any number of workers or backend. Workers
+receive only plain arrays.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from evolve.evolution.fitness import seat_fitness
 from evolve.games.registry import Game
 from evolve.games.tricks import DealRecord, new_record
 
-TABLES_PER_CHUNK = 8  # fixed, so results never depend on the number of workers
 
 
 @dataclass(frozen=True)
@@ -127,9 +127,11 @@ class Tournament:
         key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
         return seating, decks, dealers, key
 
-    def evaluate(self, members: list[AgentSpec], seed: int, generation: int, runner=None) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, members: list[AgentSpec], seed: int, generation: int, runner=None,
+                 chunks: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Mean fitness per round of every member, and how many rounds each played.
-        ``runner(tasks)`` maps ``play_chunk`` over task tuples (default: in process)."""
+        ``runner(tasks)`` maps ``play_chunk`` over ``chunks`` task tuples (default: in
+        process)."""
         seating, decks, dealers, key = self.plan(len(members), seed, generation)
         specs = list(members) + self.opponent_specs
         idx = np.where(seating.tables >= 0, seating.tables, len(members) + (-1 - seating.tables))
@@ -138,8 +140,8 @@ class Tournament:
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
         tasks = []
-        for a in range(0, seating.n_tables, TABLES_PER_CHUNK):
-            b = min(a + TABLES_PER_CHUNK, seating.n_tables)
+        bounds = np.linspace(0, seating.n_tables, max(1, min(chunks, seating.n_tables)) + 1).astype(int)
+        for a, b in zip(bounds[:-1], bounds[1:]):
             rows = slice(a * self.rounds, b * self.rounds)
             tasks.append((self.game.rules, ints[a:b], params, self.rounds, key, a * self.rounds,
                           decks[rows], dealers[rows], shape, work))

@@ -1,0 +1,447 @@
+"""Network agents (SPEC §3): the Numba kernel against a plain numpy reference.
+
+The reference encodes an observation from the SPEC's description and runs the network in
+float64 with ``np.tanh``; the kernel (float32, fixed-point first layer, incremental
+first-layer records in ``work``) must give the same inputs, nearly the same outputs, and
+choose the legal card with the highest reference output (up to float32 near-ties).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import evolve
+from evolve.agents.champion import Champion
+from evolve.agents.network import (
+    ENC_CARD,
+    ENC_HAND,
+    HEADER,
+    H_W1_ID,
+    H_W1_SCALE,
+    LANES,
+    Architecture,
+    column_blocks,
+    network_card,
+    network_inputs,
+    network_outputs,
+    padded,
+)
+from evolve.games.bits import cards_of
+from evolve.games.registry import make_game
+from evolve.games.state import HISTORY, HISTORY_STRIDE, N_ACTIVE, NPLAYED, PLAYED_BY, TRICK, TRICK_CARDS, UPCARD
+from evolve.games.stepper import TrickState
+
+GAMES = ("spades", "euchre", "sueca", "jass")
+ENCODINGS = ("card", "hand")
+OUT_TOL = 2e-3      # |kernel output - float64 reference output|
+TIE_TOL = 2e-3      # a choice within this of the best reference output is a near-tie
+RNGS = np.ones(5, np.uint64)
+
+
+# ----------------------------------------------------------------------------- reference
+
+
+def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) -> np.ndarray:
+    """The SPEC §3 input vector of an observation, built directly from its description."""
+    info = game.info
+    x = np.zeros(arch.n_in)
+    hand = int(hand)
+    held = cards_of(hand)
+    trick = [int(pub[TRICK_CARDS + q]) for q in range(int(pub[NPLAYED]))]
+    played = set()
+    for s in range(4):
+        played |= set(cards_of(np.uint64(pub[PLAYED_BY + s])))
+    if arch.encoding == "card":
+        for c in held:
+            x[3 * c] = 1
+        for c in trick:
+            x[3 * c + 1] = 1
+        seen = played - set(trick)
+        up = int(pub[UPCARD])
+        if info.name == "euchre" and up >= 0 and up not in held and up not in trick:
+            seen.add(up)
+        for c in seen:
+            x[3 * c + 2] = 1
+    else:
+        n_ranks = info.n_cards // 4
+
+        def put(slot, c):
+            x[5 * slot] = c % n_ranks + 1
+            x[5 * slot + 1 + c // n_ranks] = 1
+
+        dealt = sorted(held + cards_of(np.uint64(pub[PLAYED_BY + seat])))
+        for pos, c in enumerate(dealt):
+            if c in held:
+                put(pos, c)
+        for q, c in enumerate(trick):
+            put(info.hand_size + q, c)
+        k = info.hand_size + 3
+        for t in range(int(pub[TRICK])):
+            for q in range(int(pub[N_ACTIVE])):
+                put(k, int(pub[HISTORY + t * HISTORY_STRIDE + 1 + q]))
+                k += 1
+    if info.n_modes > 1:
+        x[arch.n_in - info.n_modes + mode] = 1
+    return x
+
+
+def reference_outputs(arch: Architecture, genome: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Outputs before the (monotonic) output tanh, in float64."""
+    p = arch.unpack(genome)
+    h1 = np.tanh(x @ p["W1"] + p["b1"])
+    h2 = np.tanh(h1 @ p["W2"] + p["b2"])
+    return p["W3T"] @ h2 + p["b3"]
+
+
+def output_index(arch: Architecture, seat: int, hand, pub, card: int) -> int:
+    """The output that scores ``card``: the card itself, or its position in the dealt hand."""
+    if arch.encoding == "card":
+        return card
+    dealt = sorted(cards_of(int(hand) | int(np.uint64(pub[PLAYED_BY + seat]))))
+    return dealt.index(card)
+
+
+# ----------------------------------------------------------------------------- positions
+
+
+def replay(game, result, i):
+    """The decisions of deal ``i`` of a recorded ``evolve.play`` result, replayed on the
+    engine's own rules: (seat, hand, legal, mode, pub copy, card played)."""
+    g = game
+    n_active = 4
+    out = -1
+    if g.name == "euchre" and result.alone[i]:
+        out = (int(result.maker[i]) + 2) % 4
+        n_active = 3
+    plays = [int(c) for c in result.plays[i] if c >= 0]
+    held = [[] for _ in range(4)]
+    k = 0
+    for t in range(g.info.n_tricks):
+        seat = int(result.leaders[i, t])
+        for _ in range(n_active):
+            held[seat].append(plays[k])
+            k += 1
+            seat = (seat + 1) % 4
+            if seat == out:
+                seat = (seat + 1) % 4
+    st = TrickState(g, held, int(result.trump[i]), int(result.first_leader[i]), out_seat=out, dealer=int(result.dealer[i]))
+    if g.name == "euchre":
+        st.pub[UPCARD] = result.rest[i, 0]
+    for c in plays:
+        seat = st.to_move
+        yield seat, np.uint64(st.hands[seat]), np.uint64(st.legal_mask()), st.mode, st.pub.copy(), c
+        st.play(c)
+
+
+def random_positions(game_name: str, n_deals: int, seed: int):
+    g = make_game(game_name)
+    r = evolve.play(g, "random", n_deals, seed=seed, record=True)
+    return g, [p for i in range(n_deals) if r.trump[i] >= 0 for p in replay(g, r, i)]
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def positions(request):
+    return random_positions(request.param, 12, seed=11)
+
+
+def packed_at(arch, genome, lo=3):
+    """``pack`` placed at offset ``lo`` of a longer vector (as the engine concatenates seats)."""
+    return np.concatenate([np.full(lo, np.nan), arch.pack(genome), np.full(2, np.nan)])
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+@pytest.mark.parametrize("shape", [None, (300, 20), (17, 5), (16, 33)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_pack_layout_round_trip(shape, bias):
+    game = make_game("spades")
+    for encoding in ENCODINGS:
+        arch = Architecture.for_game(game, encoding, hidden=shape, bias=bias)
+        genome = arch.random_genome(np.random.default_rng(3))
+        parts = arch.unpack(genome)
+        stored = [parts[name].ravel() for name, _ in arch.layers if bias or not name.startswith("b")]
+        np.testing.assert_array_equal(np.concatenate(stored), genome)
+        if not bias:
+            assert all(not parts[b].any() for b in ("b1", "b2", "b3"))
+        params = arch.pack(genome)
+        assert params.shape == (arch.packed_size,)
+        assert list(params[:5]) == [ENC_CARD if encoding == "card" else ENC_HAND, arch.n_in, arch.n_h1, arch.n_h2, arch.n_out]
+        # decode the documented layout
+        p1, p2 = padded(arch.n_h1), padded(arch.n_h2)
+        words = params[HEADER:].view(np.uint32)
+        pos = 0
+
+        def take(n, dtype):
+            nonlocal pos
+            out = words[pos:pos + n].view(dtype)
+            pos += n
+            return out
+
+        def unblock(flat, rows, width):
+            full = np.zeros((rows, width), flat.dtype)
+            at = 0
+            for c, k in column_blocks(width):
+                full[:, c:c + k * LANES] = flat[at:at + rows * k * LANES].reshape(rows, k * LANES)
+                at += rows * k * LANES
+            return full
+
+        scale = params[H_W1_SCALE]
+        w1 = unblock(take(arch.n_in * p1, np.int32), arch.n_in, p1) * scale
+        b1 = take(p1, np.float32)
+        w2 = unblock(take(arch.n_h1 * p2, np.float32), arch.n_h1, p2)
+        b2 = take(p2, np.float32)
+        w3 = take(arch.n_out * p2, np.float32).reshape(arch.n_out, p2)
+        b3 = take(arch.n_out, np.float32)
+        assert pos + (pos % 2) == words.size
+        np.testing.assert_allclose(w1[:, :arch.n_h1], parts["W1"], rtol=0, atol=scale / 2)
+        np.testing.assert_array_equal(b1[:arch.n_h1], parts["b1"].astype(np.float32))
+        np.testing.assert_array_equal(w2[:, :arch.n_h2], parts["W2"].astype(np.float32))
+        np.testing.assert_array_equal(b2[:arch.n_h2], parts["b2"].astype(np.float32))
+        np.testing.assert_array_equal(w3[:, :arch.n_h2], parts["W3T"].astype(np.float32))
+        np.testing.assert_array_equal(b3, parts["b3"].astype(np.float32))
+        for pad in (w1[:, arch.n_h1:], b1[arch.n_h1:], w2[:, arch.n_h2:], b2[arch.n_h2:], w3[:, arch.n_h2:]):
+            assert not pad.any()
+        # the first-layer id follows W1 only
+        other = genome.copy()
+        other[-1] = -other[-1]
+        assert arch.pack(other)[H_W1_ID] == params[H_W1_ID]
+        other[0] = 0.5 if genome[0] != 0.5 else -0.5
+        assert arch.pack(other)[H_W1_ID] != params[H_W1_ID]
+        assert Architecture(**arch.to_json()) == arch
+
+
+def test_large_weights_keep_fixed_point_in_range():
+    arch = Architecture.for_game(make_game("spades"), "hand")
+    genome = arch.random_genome(np.random.default_rng(0)) * 5.0
+    params = arch.pack(genome)
+    assert params[H_W1_SCALE] == 2.0 ** -18
+    g, pos = random_positions("spades", 2, seed=4)
+    work = np.zeros(arch.work_size)
+    out = np.zeros(arch.n_out, np.float32)
+    for seat, hand, legal, mode, pub, _ in pos:
+        network_outputs(arch.kind, params, 0, seat, g.rules, mode, hand, pub, work, out)
+        ref = reference_outputs(arch, genome, reference_inputs(arch, g, seat, mode, hand, pub))
+        np.testing.assert_allclose(out, ref, rtol=1e-4, atol=5 * OUT_TOL)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_inputs_match_reference(positions, encoding):
+    g, pos = positions
+    arch = Architecture.for_game(g, encoding)
+    params = packed_at(arch, arch.random_genome(np.random.default_rng(1)))
+    work = np.zeros(arch.work_size)
+    x = np.zeros(arch.n_in)
+    for seat, hand, legal, mode, pub, _ in pos:
+        n = network_inputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, work, x)
+        ref = reference_inputs(arch, g, seat, mode, hand, pub)
+        np.testing.assert_array_equal(x, ref)
+        assert n == np.count_nonzero(ref)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_outputs_and_choices_match_reference(positions, encoding):
+    """Outputs near the float64 reference; the incremental path (one ``work`` for the
+    whole sequence) bit-identical to a fresh evaluation; the choice is the best legal card."""
+    g, pos = positions
+    arch = Architecture.for_game(g, encoding)
+    rng = np.random.default_rng(2)
+    genome = arch.random_genome(rng)
+    params = packed_at(arch, genome)
+    shared = np.zeros(arch.work_size + 5)
+    out = np.zeros(arch.n_out, np.float32)
+    fresh = np.zeros(arch.n_out, np.float32)
+    incremental = 0
+    for seat, hand, legal, mode, pub, _ in pos:
+        n = network_outputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, shared, out)
+        incremental += n > 0
+        network_outputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size), fresh)
+        np.testing.assert_array_equal(out, fresh)
+        ref = reference_outputs(arch, genome, reference_inputs(arch, g, seat, mode, hand, pub))
+        np.testing.assert_allclose(out, ref, rtol=0, atol=OUT_TOL)
+        card = network_card(arch.kind, params, 3, 3 + arch.packed_size, seat, g.rules, mode, hand, legal, pub, RNGS, shared)
+        cards = cards_of(legal)
+        assert card in cards
+        values = {c: ref[output_index(arch, seat, hand, pub, c)] for c in cards}
+        assert values[card] >= max(values.values()) - TIE_TOL
+    assert incremental > len(pos) // 2
+
+
+@pytest.mark.parametrize("shape", [(300, 20), (17, 5)])
+def test_other_shapes_match_reference(shape):
+    g, pos = random_positions("jass", 3, seed=5)
+    for encoding in ENCODINGS:
+        arch = Architecture.for_game(g, encoding, hidden=shape, bias=False)
+        genome = arch.random_genome(np.random.default_rng(4))
+        params = arch.pack(genome)
+        work = np.zeros(arch.work_size)
+        out = np.zeros(arch.n_out, np.float32)
+        for seat, hand, legal, mode, pub, _ in pos:
+            network_outputs(arch.kind, params, 0, seat, g.rules, mode, hand, pub, work, out)
+            ref = reference_outputs(arch, genome, reference_inputs(arch, g, seat, mode, hand, pub))
+            np.testing.assert_allclose(out, ref, rtol=0, atol=OUT_TOL)
+
+
+def test_records_survive_foreign_writes_and_other_networks():
+    """Garbage in ``work`` between decisions, another network at the seat, or networks of
+    another shape at other seats never change a result (records are checked, rebuilt)."""
+    g, pos = random_positions("spades", 3, seed=6)
+    rng = np.random.default_rng(7)
+    arch = Architecture.for_game(g, "card")
+    other = Architecture.for_game(g, "hand", hidden=(40, 40))
+    genomes = [arch.random_genome(rng) for _ in range(2)]
+    params = [arch.pack(gn) for gn in genomes]
+    pother = other.pack(other.random_genome(rng))
+    work = np.zeros(max(arch.work_size, other.work_size))
+    out = np.zeros(arch.n_out, np.float32)
+    fresh = np.zeros(arch.n_out, np.float32)
+    junk = np.zeros(other.n_out, np.float32)
+    for k, (seat, hand, legal, mode, pub, _) in enumerate(pos):
+        if k % 7 == 3:
+            work[rng.integers(0, work.size, 40)] = rng.standard_normal(40)
+        if k % 5 == 1:
+            work.view(np.uint64)[rng.integers(0, work.size, 40)] = rng.integers(0, 2**63, 40, dtype=np.uint64)
+        j = (k // 9) % 2
+        network_outputs(arch.kind, params[j], 0, seat, g.rules, mode, hand, pub, work, out)
+        network_outputs(other.kind, pother, 0, (seat + 1) % 4, g.rules, mode, hand, pub, work, junk)
+        network_outputs(arch.kind, params[j], 0, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size), fresh)
+        np.testing.assert_array_equal(out, fresh)
+    with pytest.raises(ValueError, match="work array smaller"):
+        network_outputs(arch.kind, params[0], 0, 0, g.rules, 0, pos[0][1], pos[0][4], np.zeros(arch.work_size // 2), out)
+
+
+def test_lone_legal_card_is_played():
+    g, pos = random_positions("sueca", 2, seed=8)
+    arch = Architecture.for_game(g, "card")
+    params = arch.pack(arch.random_genome(np.random.default_rng(0)))
+    work = np.zeros(arch.work_size)
+    forced = [p for p in pos if len(cards_of(p[2])) == 1]
+    assert forced
+    for seat, hand, legal, mode, pub, _ in forced:
+        assert network_card(arch.kind, params, 0, params.size, seat, g.rules, mode, hand, legal, pub, RNGS, work) == cards_of(legal)[0]
+
+
+# ----------------------------------------------------------------------------- encodings
+
+
+def inputs_of(arch, g, st: TrickState, seat: int | None = None):
+    seat = st.to_move if seat is None else seat
+    params = arch.pack(np.zeros(arch.genome_size))
+    x = np.zeros(arch.n_in)
+    network_inputs(arch.kind, params, 0, seat, g.rules, st.mode, np.uint64(st.hands[seat]), st.pub, np.zeros(arch.work_size), x)
+    return x
+
+
+def play_first_legal(st: TrickState, n: int) -> list[int]:
+    played = []
+    for _ in range(n):
+        c = st.legal()[0]
+        st.play(c)
+        played.append(c)
+    return played
+
+
+def test_card_encoding_locations():
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "card")
+    hands = [list(range(s, 52, 4)) for s in range(4)]
+    st = TrickState(g, hands, 0, 0)
+    played = play_first_legal(st, 6)               # trick 1 complete, trick 2 begun
+    seat = st.to_move
+    x = inputs_of(arch, g, st).reshape(52, 3)
+    for c in range(52):
+        if c in st.hand(seat):
+            assert list(x[c]) == [1, 0, 0]
+        elif c in played[4:]:
+            assert list(x[c]) == [0, 1, 0]            # on the table in this trick
+        elif c in played[:4]:
+            assert list(x[c]) == [0, 0, 1]            # played in an earlier trick
+        else:
+            assert list(x[c]) == [0, 0, 0]            # unseen
+    assert x.sum() == len(st.hand(seat)) + 6
+
+
+def test_card_encoding_euchre_upcard_and_trump():
+    g = make_game("euchre")
+    arch = Architecture.for_game(g, "card")
+    hands = [[0, 4, 8, 12, 16], [1, 5, 9, 13, 17], [2, 6, 10, 14, 18], [3, 7, 11, 15, 19]]
+    st = TrickState(g, hands, 2, 1, dealer=0)      # hearts trump, seat 1 leads
+    st.pub[UPCARD] = 20                            # turned down: seen by everybody
+    x = inputs_of(arch, g, st)
+    assert list(x[60:63]) == [0, 0, 1]
+    assert list(x[72:76]) == [0, 0, 1, 0]          # trump one-hot
+    st.pub[UPCARD] = 16                            # the dealer (seat 0) picked it up
+    assert list(inputs_of(arch, g, st, seat=0)[48:51]) == [1, 0, 0]
+    assert list(inputs_of(arch, g, st, seat=1)[48:51]) == [0, 0, 1]
+    st = TrickState(g, hands, 2, 0, dealer=3)
+    st.pub[UPCARD] = 16
+    st.play(16)                                    # its holder leads it
+    assert list(inputs_of(arch, g, st)[48:51]) == [0, 1, 0]           # only "on the table"
+    play_first_legal(st, 3)
+    assert list(inputs_of(arch, g, st)[48:51]) == [0, 0, 1]
+
+
+def test_hand_encoding_slots():
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "hand")
+    assert arch.n_in == 320
+    hands = [list(range(s, 52, 4)) for s in range(4)]
+
+    def enc(c):
+        return [c % 13 + 1] + [1 if s == c // 13 else 0 for s in range(4)]
+
+    st = TrickState(g, hands, 0, 0)
+    played = play_first_legal(st, 10)              # two tricks, two cards of the third
+    seat = st.to_move
+    x = inputs_of(arch, g, st).reshape(64, 5)
+    for pos, c in enumerate(sorted(hands[seat])):
+        assert list(x[pos]) == (enc(c) if c in st.hand(seat) else [0] * 5)   # zeroed once played
+    assert list(x[13]) == enc(played[8]) and list(x[14]) == enc(played[9])
+    assert not x[15].any()
+    for k, c in enumerate(played[:8]):             # earlier tricks in the order played
+        assert list(x[16 + k]) == enc(c)
+    assert not x[24:].any()
+
+
+def test_hand_encoding_trump_one_hot():
+    g = make_game("jass")
+    arch = Architecture.for_game(g, "hand")
+    hands = [list(range(9 * s, 9 * s + 9)) for s in range(4)]
+    for mode in range(6):
+        x = inputs_of(arch, g, TrickState(g, hands, mode, 0))
+        assert list(x[-6:]) == [1 if m == mode else 0 for m in range(6)]
+
+
+# ----------------------------------------------------------------------------- engine
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_engine_plays_the_reference_choice(game_name):
+    """Four different networks (and a mixed table) through ``evolve.play``: every card a
+    network seat played is its best legal card by the float64 reference."""
+    g = make_game(game_name)
+    rng = np.random.default_rng(9)
+    tables = []
+    for encoding in ENCODINGS:
+        arch = Architecture.for_game(g, encoding)
+        tables.append([Champion(arch, arch.random_genome(rng)) for _ in range(4)])
+    mixed_hand = Architecture.for_game(g, "hand", hidden=(24, 40))
+    tables.append([tables[0][0], Champion(mixed_hand, mixed_hand.random_genome(rng)), None, tables[1][1]])
+    for champs in tables:
+        specs = [c.spec(f"net{s}") if c else "random" for s, c in enumerate(champs)]
+        r = evolve.play(g, specs, 25, seed=3, record=True)
+        checked = 0
+        for i in range(25):
+            if r.trump[i] < 0:
+                continue
+            for seat, hand, legal, mode, pub, card in replay(g, r, i):
+                champ = champs[seat]
+                cards = cards_of(legal)
+                if champ is None or len(cards) == 1:
+                    continue
+                ref = reference_outputs(champ.arch, champ.genome, reference_inputs(champ.arch, g, seat, mode, hand, pub))
+                values = {c: ref[output_index(champ.arch, seat, hand, pub, c)] for c in cards}
+                assert values[card] >= max(values.values()) - TIE_TOL, (i, seat, card, values)
+                checked += 1
+        assert checked > 0
