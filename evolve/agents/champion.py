@@ -6,14 +6,13 @@ package version). ``load_champion(path)`` returns a ``Champion``; the seat strin
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from evolve.agents.network import Architecture
+from evolve.atomic import atomic_write
 from evolve.agents.registry import BIDDERS, AgentSpec, bidder_from, BIDDER_OPTIONS
 from evolve.errors import UsageError
 
@@ -34,29 +33,13 @@ class Champion:
         return AgentSpec(name, self.arch.kind, self.arch.pack(self.genome), kind, params, self.arch.work_size)
 
 
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def save_champion(directory: str | Path, champion: Champion) -> Path:
     """Write ``champion.npz`` and ``champion.json`` into ``directory`` atomically."""
     directory = Path(directory)
     arrays = champion.arch.unpack(champion.genome)
-    _atomic_write(directory / "champion.npz", lambda f: np.savez(f, **arrays))
+    atomic_write(directory / "champion.npz", lambda f: np.savez(f, **arrays))
     meta = {**champion.meta, "architecture": champion.arch.to_json()}
-    _atomic_write(directory / "champion.json", lambda f: f.write((json.dumps(meta, indent=2) + "\n").encode()))
+    atomic_write(directory / "champion.json", lambda f: f.write((json.dumps(meta, indent=2) + "\n").encode()))
     return directory / "champion.npz"
 
 
@@ -97,9 +80,3 @@ def champion_seat(path: str, game, bidder: str = "simple") -> AgentSpec:
         raise UsageError(f"bidder {bidder!r} is invalid; valid values: {', '.join(BIDDERS)}")
     return champ.spec(f"champion:{path}", bidder)
 
-
-def _umask() -> int:
-    """The process umask (mkstemp creates files 0600; published files should not be)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

@@ -8,14 +8,13 @@ are derived from (seed, g), so the state to restore is (seed, generation)."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from evolve.atomic import atomic_write
 from evolve.errors import UsageError
 
 FORMAT = 1
@@ -49,20 +48,10 @@ def save_checkpoint(path: str | Path, state: RunState) -> None:
         "seed": state.seed, "config_hash": state.config_hash, "finished": state.finished,
         "rng": {"kind": "numpy.random.SeedSequence", "entropy": [state.seed, state.generation]},
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            elite = state.elite if state.elite is not None else np.zeros((0, state.population.shape[1]))
-            np.savez(f, population=state.population, fitness=state.fitness, hof_genome=state.hof_genome,
-                     elite=elite, meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)))
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    elite = state.elite if state.elite is not None else np.zeros((0, state.population.shape[1]))
+    atomic_write(path, lambda f: np.savez(f, population=state.population, fitness=state.fitness,
+                                          hof_genome=state.hof_genome, elite=elite, meta=np.array(json.dumps(meta)),
+                                          logbook=np.array(json.dumps(state.logbook))))
 
 
 def load_checkpoint(path: str | Path) -> RunState:
@@ -86,9 +75,3 @@ def load_checkpoint(path: str | Path) -> RunState:
     except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as e:
         raise UsageError(f"{path}: corrupt or truncated checkpoint ({e.__class__.__name__}: {e}); nothing was changed") from None
 
-
-def _umask() -> int:
-    """The process umask (mkstemp creates files 0600; published files should not be)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
