@@ -41,6 +41,7 @@ EXPECTED = {
     "bad_hidden.toml": "network.hidden: got [10]; expected a list of two positive integers",
     "bad_backend.toml": "parallel.backend: got 'mpi'; expected loky or dask",
     "share_without_opponents.toml": "evolution.opponent_share: is > 0 but evolution.opponents is empty",
+    "unknown_teacher.toml": "imitation.teacher: seat 'grandmaster': unknown agent 'grandmaster'",
 }
 
 
@@ -230,3 +231,20 @@ def test_run_prints_benchmark_and_champion_plays_in_the_arena(tmp_path):
     redraw = subprocess.run([sys.executable, "-m", "evolve.plot", str(tmp_path / "b"), "--out", str(tmp_path / "p")],
                             capture_output=True, text=True)
     assert redraw.returncode == 0 and (tmp_path / "p" / "fitness.png").exists()
+
+
+def test_local_share_writes_each_large_array_once_and_cleans_up():
+    from evolve.evolution.parallel import LocalShare, SharedArray, _resolve
+
+    share = LocalShare()
+    big = np.arange(300_000, dtype=np.float64)
+    small = np.arange(10)
+    tasks = share.tasks([(big, small, 1), (big, small, 2)])
+    assert isinstance(tasks[0][0], SharedArray) and tasks[0][0] == tasks[1][0] and tasks[0][1] is small
+    mapped = _resolve(tasks[0][0])
+    assert type(mapped) is np.ndarray and np.array_equal(mapped, big) and mapped.flags.writeable
+    first = Path(tasks[0][0].path)
+    share.tasks([(big, small, 3)])
+    assert not first.exists() and len(list(share.folder.iterdir())) == 1
+    share.close()
+    assert not share.folder.exists()

@@ -25,12 +25,13 @@ from evolve.agents.network import (
     network_card,
     network_inputs,
     network_outputs,
+    output_index,
     padded,
 )
 from evolve.games.bits import cards_of
 from evolve.games.registry import make_game
 from evolve.games.state import HISTORY, HISTORY_STRIDE, N_ACTIVE, NPLAYED, PLAYED_BY, TRICK, TRICK_CARDS, UPCARD
-from evolve.games.stepper import TrickState
+from evolve.games.stepper import TrickState, replay_decisions
 
 GAMES = ("spades", "euchre", "sueca", "jass")
 ENCODINGS = ("card", "hand")
@@ -94,50 +95,13 @@ def reference_outputs(arch: Architecture, genome: np.ndarray, x: np.ndarray) -> 
     return p["W3T"] @ h2 + p["b3"]
 
 
-def output_index(arch: Architecture, seat: int, hand, pub, card: int) -> int:
-    """The output that scores ``card``: the card itself, or its position in the dealt hand."""
-    if arch.encoding == "card":
-        return card
-    dealt = sorted(cards_of(int(hand) | int(np.uint64(pub[PLAYED_BY + seat]))))
-    return dealt.index(card)
-
-
 # ----------------------------------------------------------------------------- positions
-
-
-def replay(game, result, i):
-    """The decisions of deal ``i`` of a recorded ``evolve.play`` result, replayed on the
-    engine's own rules: (seat, hand, legal, mode, pub copy, card played)."""
-    g = game
-    n_active = 4
-    out = -1
-    if g.name == "euchre" and result.alone[i]:
-        out = (int(result.maker[i]) + 2) % 4
-        n_active = 3
-    plays = [int(c) for c in result.plays[i] if c >= 0]
-    held = [[] for _ in range(4)]
-    k = 0
-    for t in range(g.info.n_tricks):
-        seat = int(result.leaders[i, t])
-        for _ in range(n_active):
-            held[seat].append(plays[k])
-            k += 1
-            seat = (seat + 1) % 4
-            if seat == out:
-                seat = (seat + 1) % 4
-    st = TrickState(g, held, int(result.trump[i]), int(result.first_leader[i]), out_seat=out, dealer=int(result.dealer[i]))
-    if g.name == "euchre":
-        st.pub[UPCARD] = result.rest[i, 0]
-    for c in plays:
-        seat = st.to_move
-        yield seat, np.uint64(st.hands[seat]), np.uint64(st.legal_mask()), st.mode, st.pub.copy(), c
-        st.play(c)
 
 
 def random_positions(game_name: str, n_deals: int, seed: int):
     g = make_game(game_name)
     r = evolve.play(g, "random", n_deals, seed=seed, record=True)
-    return g, [p for i in range(n_deals) if r.trump[i] >= 0 for p in replay(g, r, i)]
+    return g, [p for i in range(n_deals) for p in replay_decisions(g, r, i)]
 
 
 @pytest.fixture(scope="module", params=GAMES)
@@ -435,7 +399,7 @@ def test_engine_plays_the_reference_choice(game_name):
         for i in range(25):
             if r.trump[i] < 0:
                 continue
-            for seat, hand, legal, mode, pub, card in replay(g, r, i):
+            for seat, hand, legal, mode, pub, card in replay_decisions(g, r, i):
                 champ = champs[seat]
                 cards = cards_of(legal)
                 if champ is None or len(cards) == 1:

@@ -30,6 +30,8 @@ import evolve.agents.search_registry  # noqa: F401  (registers mc, dmcts, ismcts
 from evolve.agents.determinize import count_deals, sample_deals
 from evolve.agents.registry import AGENTS, parse_seat
 from evolve.agents.search import search_card
+from evolve.agents.search_registry import decide_many, sample_positions
+from evolve.games.bits import has
 from evolve.errors import UsageError
 from evolve.games.registry import make_game
 from evolve.games.rules import P_BUUR_RANK, P_N_RANKS, legal_cards, suit_of, trump_of
@@ -450,14 +452,29 @@ def test_mc_variants_and_options():
     for agent in ("mc:variant=normal,shuffles=5,playouts=3", "mc:variant=average,shuffles=5"):
         r = evolve.play(g, [agent, "random"], 5, seed=1)
         assert r.n_deals == 5
-    assert parse_seat("mc:variant=average,playouts=5", g).play_params.tolist() == [1, 50, 5]
+    assert parse_seat("mc:variant=average,playouts=5", g).play_params.tolist() == [1, 50, 5, 0]
     assert parse_seat("ismcts", g).play_params[0] == 100
-    for bad in ("mc:variant=best", "mc:shuffles=0", "ismcts:c=-1", "dmcts:c=x", "ismcts:iterations=0"):
+    for bad in ("mc:variant=best", "mc:shuffles=0", "ismcts:c=-1", "dmcts:c=x", "ismcts:iterations=0",
+                "mc:seconds=-1", "dmcts:seconds=soon"):
         with pytest.raises(UsageError):
             parse_seat(bad, g)
     for name in ("mc", "dmcts", "ismcts"):
         assert AGENTS[name].games == ("spades", "euchre", "sueca", "jass")
         assert AGENTS[name].options["bidder"].default == "simple"
+
+
+@pytest.mark.parametrize("agent", ["mc:seconds=0.01", "dmcts:determinizations=4,seconds=0.01", "ismcts:seconds=0.01"])
+def test_time_budget_spends_the_seconds_and_scales_the_search(agent):
+    g, positions = sample_positions("euchre", 12, seed=5)
+    spec = parse_seat(agent, g)
+    assert spec.play_params[-1] > 1e6 * 0.01      # ticks: the counter runs at MHz rates or more
+    cards, seconds = decide_many(g, spec, positions)
+    for (seat, mode, hand, pub), card in zip(positions, cards):
+        assert has(legal_cards(g.rules, mode, hand, pub), card)
+    # never stops before the budget (clock checks between passes), and not far after it
+    assert 0.95 * 0.01 * len(positions) <= seconds < 0.01 * len(positions) + 1.0, seconds
+    r = evolve.play(g, [agent, "random"], 2, seed=1)      # and inside the engine
+    assert r.n_deals == 2
 
 
 def test_same_stream_same_decision_and_work_size_checked():

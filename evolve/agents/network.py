@@ -674,6 +674,15 @@ def network_outputs(kind, params, lo, seat, rules, mode, hand, pub, work, out):
     return -n if fresh else n
 
 
+def output_index(arch: "Architecture", seat: int, hand, pub, card: int) -> int:
+    """The output that scores ``card``: the card itself (card-based), or its position in
+    the seat's hand as dealt, sorted by card id (hand-based)."""
+    if arch.encoding == "card":
+        return int(card)
+    dealt = int(hand) | int(np.uint64(pub[PLAYED_BY + seat]))
+    return bin(dealt & ((1 << int(card)) - 1)).count("1")
+
+
 def quantize_w1(w1: np.ndarray, encoding: str) -> tuple[np.ndarray, float]:
     """W1 as int32 fixed point and its scale (W1 ~ q * scale)."""
     w1 = np.asarray(w1, np.float64)

@@ -3,19 +3,21 @@
 All three see only ``(seat, hand, pub)``: hidden hands come from
 ``evolve.agents.determinize`` (exactly uniform over the deals consistent with the seat's
 observation), never from the engine. Budgets are counted in iterations, so a decision is
-a pure function of the observation and the seat's random stream ``rngs[seat]``.
+a pure function of the observation and the seat's random stream ``rngs[seat]``. An
+optional wall-clock budget (last parameter, in cycle-counter ticks; 0 = off) replaces the
+iteration count by the clock: decisions are then no longer reproducible.
 
 Kinds and parameter vectors (``params[lo:hi]``):
 
-- ``KIND_MC`` (30) flat Monte Carlo: ``[variant, shuffles S, playouts K]``; variant 0
+- ``KIND_MC`` (30) flat Monte Carlo: ``[variant, shuffles S, playouts K, ticks]``; variant 0
   normal (the card with the best single playout; ties by the higher mean), 1 average (best
   mean, K forced to 1), 2 extra (best mean over S x K playouts). The same S
   determinizations are used for every legal card (common random numbers).
-- ``KIND_DMCTS`` (31): ``[determinizations D, iterations I, c]``: per determinization a
+- ``KIND_DMCTS`` (31): ``[determinizations D, iterations I, c, ticks]``: per determinization a
   perfect-information UCT tree of I iterations (random rollouts, returns normalised to
-  [0, 1], UCB1 with exploration c); the trees are combined by summing each root move's
+  [0, 1], UCB1 with exploration c; a time budget is split evenly over the D trees); the trees are combined by summing each root move's
   visit-weighted score N x Q (= its total return) and the best sum is played.
-- ``KIND_ISMCTS`` (32): ``[iterations I, c]``: single-observer ISMCTS (Cowling, Powley &
+- ``KIND_ISMCTS`` (32): ``[iterations I, c, ticks]``: single-observer ISMCTS (Cowling, Powley &
   Whitehouse 2012): one tree over the observer's information sets, a fresh determinization
   per iteration, only children legal in that determinization are candidates, UCB with
   availability counts (W/N + c sqrt(ln A / N)); the most visited root move is played.
@@ -28,18 +30,26 @@ deal's maximum for UCT.
 Work memory (float64 ``work``, used through an int64 view; kernels may not allocate):
 ``[0, DET_SIZE)`` determinization tables, then the playout state (a ``pub`` copy, four
 hands, a sampled deal, a descent path), per-card statistics (float), and the tree (MCTS:
-``NODE_STRIDE`` slots per node, I + 1 nodes). ``work_size(kind, params)`` gives the size.
+``NODE_STRIDE`` slots per node, I + 1 nodes; with a time budget ``TIMED_NODES``).
+``work_size(kind, params)`` gives the size.
+
+Time budgets: with ``ticks`` > 0 the loop over shuffles (MC) or iterations (trees) runs
+until the cycle counter has advanced by ``ticks`` since the decision began (at least one
+pass); the iteration count is then ignored, and trees stop early only when their
+``TIMED_NODES`` nodes are used up. ``ticks_per_second()`` calibrates the counter.
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
+import time
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 from numba import carray, cfunc, njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
@@ -101,19 +111,76 @@ OFF_SUM = OFF_PATH + 64             # 64 (float): per-card sum of returns
 OFF_BEST = OFF_SUM + 64             # 64 (float): per-card best return
 OFF_TREE = OFF_BEST + 64
 NODE_STRIDE = 8
+TIMED_NODES = 100_000               # tree capacity of a timed search (6.4 MB of work)
 N_MOVE, N_PLAYER, N_CHILD, N_SIBLING, N_UNTRIED = 0, 1, 2, 3, 4     # int slots of a node
 N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
+TICKS_SLOT = {KIND_MC: 3, KIND_DMCTS: 3, KIND_ISMCTS: 2}   # where the time budget sits
+
+
 def work_size(kind: int, params) -> int:
     """float64 slots of ``work`` an agent of ``kind`` with ``params`` needs."""
+    if kind not in TICKS_SLOT:
+        raise ValueError(f"unknown search kind {kind}")
     if kind == KIND_MC:
         return OFF_TREE
-    if kind == KIND_DMCTS:
-        return OFF_TREE + NODE_STRIDE * (int(params[1]) + 1)
-    if kind == KIND_ISMCTS:
-        return OFF_TREE + NODE_STRIDE * (int(params[0]) + 1)
-    raise ValueError(f"unknown search kind {kind}")
+    timed = len(params) > TICKS_SLOT[kind] and params[TICKS_SLOT[kind]] > 0
+    nodes = TIMED_NODES if timed else int(params[1] if kind == KIND_DMCTS else params[0])
+    return OFF_TREE + NODE_STRIDE * (nodes + 1)
+
+
+@intrinsic
+def cycle_counter(typingctx):
+    """The CPU's cycle counter (``rdtsc`` on x86; constant rate on current CPUs)."""
+    sig = types.uint64()
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.readcyclecounter")
+        return builder.call(fn, [])
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def _read_counter():
+    return cycle_counter()
+
+
+_TICKS_PER_SECOND = 0.0
+
+
+def ticks_per_second() -> float:
+    """Cycle-counter ticks per wall-clock second, measured once per process over 50 ms
+    (0.0 where the CPU has no readable counter)."""
+    global _TICKS_PER_SECOND
+    if _TICKS_PER_SECOND == 0.0:
+        _read_counter()
+        t0, c0 = time.perf_counter(), _read_counter()
+        while time.perf_counter() - t0 < 0.05:
+            pass
+        t1, c1 = time.perf_counter(), _read_counter()
+        _TICKS_PER_SECOND = max(0.0, float(np.int64(c1 - c0)) / (t1 - t0))
+    return _TICKS_PER_SECOND
+
+
+@njit(cache=True, inline="always")
+def _budget(params, lo, hi, slot):
+    """The decision's time budget in ticks (0: count iterations instead)."""
+    if hi > lo + slot and params[lo + slot] > 0.0:
+        return np.uint64(params[lo + slot])
+    return ZERO
+
+
+@njit(cache=True, inline="always")
+def _spent(start, ticks):
+    return cycle_counter() - start >= ticks
+
+
+@njit(cache=True, inline="always")
+def _tree_capacity(work):
+    return (work.shape[0] - OFF_TREE) // NODE_STRIDE - 1
 
 
 # ----------------------------------------------------------------------------- playouts
@@ -290,6 +357,10 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
         n_playouts = 1
     if n_shuffles < 1 or n_playouts < 1:
         return ERR_PARAMS
+    ticks = _budget(params, lo, hi, 3)
+    start = cycle_counter()
+    if ticks > ZERO:
+        n_shuffles = np.int64(1) << 40
     out = pub[OUT_SEAT]
     rest = legal
     while rest != ZERO:
@@ -310,6 +381,8 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
                 work[OFF_SUM + c] += v
                 if v > work[OFF_BEST + c]:
                     work[OFF_BEST + c] = v
+        if ticks > ZERO and _spent(start, ticks):
+            break
     best = -1
     rest = legal
     while rest != ZERO:
@@ -370,6 +443,10 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
     c_uct = params[lo + 1] if hi > lo + 1 else math.sqrt(2.0)
     if n_iter < 1:
         return ERR_PARAMS
+    ticks = _budget(params, lo, hi, 2)
+    start = cycle_counter()
+    if ticks > ZERO:
+        n_iter = _tree_capacity(work)          # an iteration adds at most one node
     if work.shape[0] < OFF_TREE + NODE_STRIDE * (n_iter + 1):
         return ERR_WORK
     out = pub[OUT_SEAT]
@@ -419,6 +496,8 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
         rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
         _rewards(rules, p, work, scale)
         _backprop(iw, work, depth)
+        if ticks > ZERO and _spent(start, ticks):
+            break
     best = -1
     best_n = -1.0
     best_w = -1.0
@@ -441,6 +520,10 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
     c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
     if n_det < 1 or n_iter < 1:
         return ERR_PARAMS
+    ticks = _budget(params, lo, hi, 3)
+    start = cycle_counter()
+    if ticks > ZERO:
+        n_iter = _tree_capacity(work)
     if work.shape[0] < OFF_TREE + NODE_STRIDE * (n_iter + 1):
         return ERR_WORK
     out = pub[OUT_SEAT]
@@ -450,7 +533,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
         c = lowest(rest)
         rest &= rest - ONE
         work[OFF_SUM + c] = 0.0
-    for _ in range(n_det):
+    for d in range(n_det):
         det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
         a = _new_node(iw, work, 0, -1, -1, -1)
         iw[a + N_UNTRIED] = np.int64(legal)
@@ -495,6 +578,9 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
             rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
             _rewards(rules, p, work, scale)
             _backprop(iw, work, depth)
+            # tree d may run until (d + 1) / D of the budget has passed
+            if ticks > ZERO and _spent(start, ticks // np.uint64(n_det) * np.uint64(d + 1)):
+                break
         ch = iw[OFF_TREE + N_CHILD]
         while ch >= 0:
             b = OFF_TREE + NODE_STRIDE * ch

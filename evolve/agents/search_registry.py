@@ -7,8 +7,14 @@ Seat strings::
     dmcts:determinizations=10,iterations=100,c=1.414
     ismcts:iterations=100,c=0.7
 
+    ismcts:seconds=0.05                  # a wall-clock budget per decision
+
 Every agent also takes the shared bidder options (``bidder`` defaults to ``simple`` here).
-Budgets are iteration counts only (no wall-clock budget), so results are reproducible.
+Budgets are iteration counts by default, so results are reproducible. ``seconds`` > 0
+gives each decision a wall-clock budget instead: MC draws shuffles, ISMCTS iterates and
+DMCTS grows its D trees (an equal share each) until the time is spent (the iteration
+count is then ignored; trees hold at most ``TIMED_NODES`` nodes); such runs are not
+reproducible.
 """
 
 from __future__ import annotations
@@ -21,7 +27,16 @@ import numpy as np
 from numba import njit
 
 from evolve.agents.registry import AGENTS, BIDDER_OPTIONS, AgentDef, AgentSpec, bidder_from, parse_seat, register
-from evolve.agents.search import KIND_DMCTS, KIND_ISMCTS, KIND_MC, MC_VARIANTS, ensure_compiled, search_card, work_size
+from evolve.agents.search import (
+    KIND_DMCTS,
+    KIND_ISMCTS,
+    KIND_MC,
+    MC_VARIANTS,
+    ensure_compiled,
+    search_card,
+    ticks_per_second,
+    work_size,
+)
 from evolve.errors import UsageError
 from evolve.games.bits import N_STREAMS, mix64
 from evolve.games.common import Option
@@ -29,6 +44,8 @@ from evolve.games.rules import legal_cards
 
 SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
 SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
+SECONDS = Option(0.0, "wall-clock budget per decision in seconds; replaces the iteration count (0: off)",
+                 kind=float, minimum=0.0)
 
 
 def _positive(opts: dict, key: str, owner: str) -> int:
@@ -42,10 +59,22 @@ def _exploration(opts: dict, owner: str) -> float:
     return float(opts["c"])
 
 
+def _ticks(opts: dict, owner: str) -> float:
+    """The ``seconds`` budget in cycle-counter ticks (0: iteration budget)."""
+    seconds = float(opts["seconds"])
+    if seconds <= 0.0:
+        return 0.0
+    rate = ticks_per_second()
+    if rate <= 0.0:
+        raise UsageError(f"agent {owner!r}: option seconds={seconds} needs a CPU cycle counter, which this machine "
+                         "does not expose; use the iteration options instead")
+    return max(1.0, round(seconds * rate))
+
+
 def _spec(name: str, kind: int, params: list[float], opts: dict) -> AgentSpec:
     ensure_compiled()   # compile / load the search callback here rather than mid-engine
     bid_kind, bid_params = bidder_from(opts)
-    play = np.array(params, np.float64)
+    play = np.array(params + [_ticks(opts, name)], np.float64)
     return AgentSpec(name, kind, play, bid_kind, bid_params, work_size(kind, play))
 
 
@@ -71,17 +100,20 @@ MC_OPTIONS = {
     "variant": Option("extra", "normal: best single playout | average: best mean, 1 playout | extra: best mean of K playouts", MC_VARIANTS),
     "shuffles": Option(50, "determinizations S per decision (shared by all legal cards)", kind=int, minimum=1),
     "playouts": Option(2, "random playouts K per card and determinization (average: 1)", kind=int, minimum=1),
+    "seconds": SECONDS,
     **SEARCH_BIDDER_OPTIONS,
 }
 DMCTS_OPTIONS = {
     "determinizations": Option(10, "determinizations D, one UCT tree each", kind=int, minimum=1),
     "iterations": Option(100, "UCT iterations I per tree", kind=int, minimum=1),
     "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "seconds": SECONDS,
     **SEARCH_BIDDER_OPTIONS,
 }
 ISMCTS_OPTIONS = {
     "iterations": Option(100, "iterations (one determinization each)", kind=int, minimum=1),
     "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "seconds": SECONDS,
     **SEARCH_BIDDER_OPTIONS,
 }
 

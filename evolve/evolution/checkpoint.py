@@ -36,6 +36,7 @@ class RunState:
     config_hash: str
     finished: bool = False
     elite: np.ndarray | None = None   # best members of the last evaluated generation
+    founders: np.ndarray | None = None  # warm-start genomes, kept as champion candidates
 
 
 def save_checkpoint(path: str | Path, state: RunState) -> None:
@@ -48,10 +49,12 @@ def save_checkpoint(path: str | Path, state: RunState) -> None:
         "seed": state.seed, "config_hash": state.config_hash, "finished": state.finished,
         "rng": {"kind": "numpy.random.SeedSequence", "entropy": [state.seed, state.generation]},
     }
-    elite = state.elite if state.elite is not None else np.zeros((0, state.population.shape[1]))
+    empty = np.zeros((0, state.population.shape[1]))
+    elite = state.elite if state.elite is not None else empty
+    founders = state.founders if state.founders is not None else empty
     atomic_write(path, lambda f: np.savez(f, population=state.population, fitness=state.fitness,
-                                          hof_genome=state.hof_genome, elite=elite, meta=np.array(json.dumps(meta)),
-                                          logbook=np.array(json.dumps(state.logbook))))
+                                          hof_genome=state.hof_genome, elite=elite, founders=founders,
+                                          meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook))))
 
 
 def load_checkpoint(path: str | Path) -> RunState:
@@ -69,6 +72,7 @@ def load_checkpoint(path: str | Path) -> RunState:
                 best_generation=int(meta["best_generation"]), logbook=json.loads(str(data["logbook"])),
                 seed=int(meta["seed"]), config_hash=str(meta["config_hash"]), finished=bool(meta.get("finished", False)),
                 elite=np.array(data["elite"]) if "elite" in data.files else None,
+                founders=np.array(data["founders"]) if "founders" in data.files and data["founders"].size else None,
             )
     except FileNotFoundError:
         raise UsageError(f"{path}: no checkpoint to resume from") from None

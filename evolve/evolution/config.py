@@ -86,6 +86,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "validation_deals": Key((int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos),
         "elite": Key((int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos),
     },
+    "imitation": {
+        "teacher": Key((str,), "", "a seat string such as \"ismcts:iterations=200\" (empty: no warm start, the study)"),
+        "opponents": Key((list,), ["random"], "a list of seat strings (the teacher's opponents)",
+                         lambda v: bool(v) and all(isinstance(x, str) for x in v)),
+        "deals": Key((int,), 16000, "a positive integer (deals the teacher plays)", _pos),
+        "epochs": Key((int,), 12, "a positive integer", _pos),
+        "learning_rate": Key((float, int), 0.003, "a positive number (Adam step size)", _pos),
+        "batch": Key((int,), 256, "a positive integer (decisions per training step)", _pos),
+        "noise": Key((float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg),
+    },
     "parallel": {
         "workers": Key((int,), 1, "a positive integer", _pos),
         "backend": Key((str,), "loky", "loky or dask", lambda s: s in ("loky", "dask")),
@@ -107,6 +117,7 @@ class Config:
     game_options: dict
     network: dict
     evolution: dict
+    imitation: dict
     parallel: dict
     benchmark: dict
 
@@ -121,6 +132,8 @@ class Config:
         """Hash of everything that determines the run (not the number of workers)."""
         d = self.as_dict()
         d = {**d, "parallel": {}}
+        if not d["imitation"]["teacher"]:
+            del d["imitation"]      # configs without a warm start keep their earlier hashes
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     def with_overrides(self, **sections: dict) -> "Config":
@@ -189,12 +202,17 @@ def validate(data: dict, path: Path | None = None) -> Config:
     from evolve.agents.registry import parse_seat
 
     g = make_game(game, **out["game_options"])
-    for section, key in (("evolution", "opponents"), ("benchmark", "opponents")):
+    for section, key in (("evolution", "opponents"), ("benchmark", "opponents"), ("imitation", "opponents")):
         for seat in out[section][key]:
             try:
                 parse_seat(seat, g)
             except UsageError as e:
                 fail(f"{section}.{key}", f"seat {seat!r}: {e}")
+    if out["imitation"]["teacher"]:
+        try:
+            parse_seat(out["imitation"]["teacher"], g)
+        except UsageError as e:
+            fail("imitation.teacher", f"seat {out['imitation']['teacher']!r}: {e}")
     ev = out["evolution"]
     if ev["opponent_share"] > 0 and not ev["opponents"]:
         fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")

@@ -129,11 +129,31 @@ class Evolution:
         return self.run_dir / "checkpoint.npz"
 
     def initial_state(self) -> RunState:
-        rng = np.random.default_rng([self.config.experiment["seed"], 0x5EED])
+        """Generation 0: random genomes (the study), or with an ``[imitation]`` teacher the
+        imitating genome plus perturbed copies of it (see ``evolve.evolution.imitation``)."""
+        seed = self.config.experiment["seed"]
+        rng = np.random.default_rng([seed, 0x5EED])
         pop = np.stack([self.arch.random_genome(rng) for _ in range(self.config.evolution["population"])])
+        founders = None
+        if self.config.imitation["teacher"]:
+            founder = self.warm_start()
+            noise = rng.normal(0.0, self.config.imitation["noise"], pop.shape)
+            pop = np.clip(founder + noise, -1.0, 1.0)
+            pop[0] = founder
+            founders = founder[None, :].copy()
         return RunState(generation=0, population=pop, fitness=np.full(len(pop), np.nan),
                         hof_genome=pop[0].copy(), hof_fitness=-np.inf, hof_generation=-1, best_generation=0,
-                        logbook=[], seed=self.config.experiment["seed"], config_hash=self.config.hash())
+                        logbook=[], seed=seed, config_hash=self.config.hash(), founders=founders)
+
+    def warm_start(self) -> np.ndarray:
+        """Train the imitating genome; its summary goes to ``imitation.json``."""
+        from evolve.evolution.imitation import imitate
+
+        genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
+                                  self.progress, self.workers)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "imitation.json").write_text(json.dumps(summary, indent=2) + "\n")
+        return genome
 
     def resume_state(self) -> RunState:
         state = load_checkpoint(self.checkpoint_path)
@@ -221,13 +241,15 @@ class Evolution:
         return lb
 
     def validate_candidates(self, state: RunState) -> tuple[np.ndarray, list[float]]:
-        """Hall of fame plus elite, each played on the same ``validation_deals`` deals
-        against the tournament's opponents (or Random); returns the best and all scores."""
+        """Hall of fame plus elite (plus the warm-start founder), each played on the same
+        ``validation_deals`` deals against the tournament's opponents (or Random); returns
+        the best and all scores."""
         from evolve.api import play
         from evolve.evolution.fitness import seat_fitness
 
         ev = self.config.evolution
         candidates = [state.hof_genome] + ([] if state.elite is None else list(state.elite))
+        candidates += [] if state.founders is None else list(state.founders)
         opponent = (ev["opponents"] or ["random"])[0]
         scores = []
         for genome in candidates:
@@ -254,6 +276,8 @@ class Evolution:
             "seed": state.seed, "config_hash": state.config_hash, "experiment": self.config.name,
             "version": evolve.__version__, "bidder": self.config.network["bidder"],
         }
+        if self.config.imitation["teacher"]:
+            meta["imitation"] = {k: self.config.imitation[k] for k in ("teacher", "opponents", "deals", "epochs")}
         return Champion(self.arch, np.array(genome, copy=True), meta)
 
     def export_champion(self, state: RunState, champion: Champion | None = None) -> Path:

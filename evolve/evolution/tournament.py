@@ -82,17 +82,16 @@ def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.
     n_sets = 1 if shared else n_tables
     base = np.array([[rng.permutation(info.n_cards) for _ in range(n_blocks)] for _ in range(n_sets)])
     base_dealer = rng.integers(4, size=(n_sets, n_blocks))
-    decks = np.zeros((n_tables * rounds, info.n_cards), np.int64)
-    dealers = np.zeros(n_tables * rounds, np.int64)
-    for t in range(n_tables):
-        k = 0 if shared else t
-        for r in range(rounds):
-            b, shift = divmod(r, 4)
-            deck = base[k, b]
-            hands = deck[:4 * h].reshape(4, h)
-            rotated = np.roll(hands, shift, axis=0)  # hand of seat s moves to seat s + shift
-            decks[t * rounds + r] = np.concatenate([rotated.ravel(), deck[4 * h:]])
-            dealers[t * rounds + r] = (base_dealer[k, b] + shift) % 4
+    r = np.arange(rounds)
+    block, shift = r // 4, r % 4
+    # seat s of round r gets the hand dealt to seat s - shift (np.roll by ``shift``)
+    source = (np.arange(4)[None, :] - shift[:, None]) % 4                     # [rounds, 4]
+    cols = (source[:, :, None] * h + np.arange(h)).reshape(rounds, 4 * h)       # [rounds, 4h]
+    cols = np.concatenate([cols, np.broadcast_to(np.arange(4 * h, info.n_cards), (rounds, info.n_cards - 4 * h))], axis=1)
+    per_set = np.take_along_axis(base[:, block, :], np.broadcast_to(cols, (n_sets, rounds, info.n_cards)), axis=2)
+    set_of = np.zeros(n_tables, np.int64) if shared else np.arange(n_tables)
+    decks = per_set[set_of].reshape(n_tables * rounds, info.n_cards).astype(np.int64)
+    dealers = ((base_dealer[:, block] + shift) % 4)[set_of].reshape(-1).astype(np.int64)
     return decks, dealers
 
 

@@ -30,6 +30,7 @@ from evolve.games.state import (
     TRICK_CARDS,
     TRICK_SEATS,
     TRICKS_WON,
+    UPCARD,
     reset_pub,
 )
 from evolve.games.table import finish_trick, note_play, start_trick
@@ -127,3 +128,37 @@ class TrickState:
             cards = [int(c) for c in self.pub[h + 1:h + 1 + self.n_active]]
             out.append((int(self.pub[h]), cards, w))
         return out
+
+
+def replay_decisions(game: Game, result, i: int):
+    """The card-play decisions of deal ``i`` of a recorded ``evolve.play`` result
+    (``record=True``), replayed on the engine's own rules. Yields ``(seat, hand, legal,
+    mode, pub, card)`` per card: the seat's hand and legal mask before it played, and a
+    copy of the public play-phase state (tricks, trump, Euchre's turned card; not the
+    bidding record). Passed-out deals (trump -1) yield nothing."""
+    if int(result.trump[i]) < 0:
+        return
+    n_active = 4
+    out = -1
+    if game.name == "euchre" and result.alone[i]:
+        out = (int(result.maker[i]) + 2) % 4
+        n_active = 3
+    plays = [int(c) for c in result.plays[i] if c >= 0]
+    held: list[list[int]] = [[] for _ in range(4)]
+    k = 0
+    for t in range(game.info.n_tricks):
+        seat = int(result.leaders[i, t])
+        for _ in range(n_active):
+            held[seat].append(plays[k])
+            k += 1
+            seat = (seat + 1) % 4
+            if seat == out:
+                seat = (seat + 1) % 4
+    st = TrickState(game, held, int(result.trump[i]), int(result.first_leader[i]), out_seat=out,
+                    dealer=int(result.dealer[i]))
+    if game.name == "euchre":
+        st.pub[UPCARD] = result.rest[i, 0]
+    for c in plays:
+        seat = st.to_move
+        yield seat, np.uint64(st.hands[seat]), np.uint64(st.legal_mask()), st.mode, st.pub.copy(), c
+        st.play(c)
