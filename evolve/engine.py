@@ -38,7 +38,7 @@ def shuffle(deck, rngs, stream):
             c -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)   # lets the parent's executor threads run while it plays a chunk too
 def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work):
     """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
 

@@ -151,14 +151,11 @@ def pack_tables(tables: np.ndarray, specs: list[AgentSpec]) -> tuple[np.ndarray,
             chunks.append(v)
             pos += len(v)
     ints = np.zeros((tables.shape[0], SEAT_INTS), np.int64)
-    for t, row in enumerate(tables):
-        for s, k in enumerate(row):
-            spec = specs[k]
-            ints[t, PLAY_KIND + s] = spec.play_kind
-            ints[t, BID_KIND + s] = spec.bid_kind
-        for s, k in enumerate(row):
-            ints[t, PLAY_LO + s], ints[t, PLAY_HI + s] = play_at[k]
-            ints[t, BID_LO + s], ints[t, BID_HI + s] = bid_at[k]
+    play_at, bid_at = np.array(play_at, np.int64), np.array(bid_at, np.int64)
+    ints[:, PLAY_KIND:PLAY_KIND + 4] = np.array([s.play_kind for s in specs], np.int64)[tables]
+    ints[:, BID_KIND:BID_KIND + 4] = np.array([s.bid_kind for s in specs], np.int64)[tables]
+    ints[:, PLAY_LO:PLAY_LO + 4], ints[:, PLAY_HI:PLAY_HI + 4] = play_at[tables, 0], play_at[tables, 1]
+    ints[:, BID_LO:BID_LO + 4], ints[:, BID_HI:BID_HI + 4] = bid_at[tables, 0], bid_at[tables, 1]
     params = np.concatenate(chunks) if pos else np.zeros(1)
     return ints, params
 

@@ -19,8 +19,7 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
 
     cfg = load_config(config)
     over = {k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds)) if v}
-    if over:
-        cfg = cfg.with_overrides(evolution=over)
+    cfg = cfg.with_overrides(evolution=over, imitation={"teacher": ""})   # random members: no warm start
     evo = Evolution(cfg, progress=False)
     state = evo.initial_state()
     specs = evo.member_specs(state.population)

@@ -175,8 +175,9 @@ class Evolution:
                             f"{self.config.name}: {self.game.name} {self.arch.encoding}-based, fitness {self.config.evolution['fitness']}")
 
     def member_specs(self, population: np.ndarray) -> list[AgentSpec]:
-        return [AgentSpec(f"member{i}", self.arch.kind, self.arch.pack(g), self.bid_kind, self.bid_params, self.arch.work_size)
-                for i, g in enumerate(population)]
+        packed = self.arch.pack_many(population)
+        return [AgentSpec(f"member{i}", self.arch.kind, p, self.bid_kind, self.bid_params, self.arch.work_size)
+                for i, p in enumerate(packed)]
 
     # ------------------------------------------------------------------ loop
     def done(self, state: RunState) -> bool:

@@ -73,33 +73,49 @@ def seat_tables(n_members: int, n_games: int, n_opponents: int, opponent_share: 
     return Seating(tables)
 
 
-def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.random.Generator):
-    """Decks and dealers of every (table, round): block b = round // 4 uses one deal whose
-    hands and dealer rotate by ``round % 4`` seats."""
-    info = game.info
-    h = info.hand_size
+def draw_deals(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.random.Generator):
+    """The deals of a generation: ``base[set, block]`` one shuffled deck per block of four
+    rounds and ``base_dealer[set, block]`` (one set, or one per table without sharing)."""
     n_blocks = -(-rounds // 4)
     n_sets = 1 if shared else n_tables
-    base = np.array([[rng.permutation(info.n_cards) for _ in range(n_blocks)] for _ in range(n_sets)])
-    base_dealer = rng.integers(4, size=(n_sets, n_blocks))
+    base = np.array([[rng.permutation(game.info.n_cards) for _ in range(n_blocks)] for _ in range(n_sets)])
+    return base, rng.integers(4, size=(n_sets, n_blocks))
+
+
+def expand_deals(base: np.ndarray, base_dealer: np.ndarray, hand_size: int, rounds: int, first: int, last: int):
+    """Decks and dealers of every (table, round) of tables ``first .. last-1``: round r
+    plays block r // 4 with hands and dealer rotated by ``r % 4`` seats. Workers expand
+    their own tables, so only the compact ``base`` travels."""
+    n_cards = base.shape[-1]
+    h = hand_size
     r = np.arange(rounds)
     block, shift = r // 4, r % 4
     # seat s of round r gets the hand dealt to seat s - shift (np.roll by ``shift``)
     source = (np.arange(4)[None, :] - shift[:, None]) % 4                     # [rounds, 4]
     cols = (source[:, :, None] * h + np.arange(h)).reshape(rounds, 4 * h)       # [rounds, 4h]
-    cols = np.concatenate([cols, np.broadcast_to(np.arange(4 * h, info.n_cards), (rounds, info.n_cards - 4 * h))], axis=1)
-    per_set = np.take_along_axis(base[:, block, :], np.broadcast_to(cols, (n_sets, rounds, info.n_cards)), axis=2)
-    set_of = np.zeros(n_tables, np.int64) if shared else np.arange(n_tables)
-    decks = per_set[set_of].reshape(n_tables * rounds, info.n_cards).astype(np.int64)
+    cols = np.concatenate([cols, np.broadcast_to(np.arange(4 * h, n_cards), (rounds, n_cards - 4 * h))], axis=1)
+    n_sets = base.shape[0]
+    per_set = np.take_along_axis(base[:, block, :], np.broadcast_to(cols, (n_sets, rounds, n_cards)), axis=2)
+    set_of = np.zeros(last - first, np.int64) if n_sets == 1 else np.arange(first, last)
+    decks = per_set[set_of].reshape(-1, n_cards).astype(np.int64)
     dealers = ((base_dealer[:, block] + shift) % 4)[set_of].reshape(-1).astype(np.int64)
     return decks, dealers
 
 
-def play_chunk(rules, ints, params, per_table, key, start, decks, dealers, shape, work_size) -> DealRecord:
-    """Worker task: play some tables (plain arrays in, plain arrays out)."""
+def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.random.Generator):
+    """Decks and dealers of every (table, round) of a generation (``draw_deals`` expanded)."""
+    base, base_dealer = draw_deals(game, n_tables, rounds, shared, rng)
+    return expand_deals(base, base_dealer, game.info.hand_size, rounds, 0, n_tables)
+
+
+def play_chunk(rules, ints, params, per_table, key, first, last, base, base_dealer, shape, work_size,
+               record) -> DealRecord:
+    """Worker task: play tables ``first .. last-1`` (plain arrays in, plain arrays out)."""
+    decks, dealers = expand_deals(base, base_dealer, shape[0], per_table, first, last)
     n = decks.shape[0]
-    rec = new_record(n, *shape, True)
-    play_batch(rules, ints, per_table, params, key, start, n, decks, dealers, rec, np.zeros(max(work_size, 1)))
+    rec = new_record(n, *shape, record)
+    play_batch(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec,
+               np.zeros(max(work_size, 1)))
     return rec
 
 
@@ -122,28 +138,26 @@ class Tournament:
         """Seating, decks, dealers and the agents' stream key of a generation."""
         rng = np.random.default_rng([seed, generation, 0])
         seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng)
-        decks, dealers = rotated_decks(self.game, seating.n_tables, self.rounds, self.shared, rng)
+        base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared, rng)
         key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
-        return seating, decks, dealers, key
+        return seating, base, base_dealer, key
 
     def evaluate(self, members: list[AgentSpec], seed: int, generation: int, runner=None,
                  chunks: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Mean fitness per round of every member, and how many rounds each played.
         ``runner(tasks)`` maps ``play_chunk`` over ``chunks`` task tuples (default: in
         process)."""
-        seating, decks, dealers, key = self.plan(len(members), seed, generation)
+        seating, base, base_dealer, key = self.plan(len(members), seed, generation)
         specs = list(members) + self.opponent_specs
         idx = np.where(seating.tables >= 0, seating.tables, len(members) + (-1 - seating.tables))
         ints, params = pack_tables(idx, specs)
         info = self.game.info
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
-        tasks = []
+        record = self.fitness == "advanced"
         bounds = np.linspace(0, seating.n_tables, max(1, min(chunks, seating.n_tables)) + 1).astype(int)
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            rows = slice(a * self.rounds, b * self.rounds)
-            tasks.append((self.game.rules, ints[a:b], params, self.rounds, key, a * self.rounds,
-                          decks[rows], dealers[rows], shape, work))
+        tasks = [(self.game.rules, ints, params, self.rounds, key, int(a), int(b), base, base_dealer, shape, work, record)
+                 for a, b in zip(bounds[:-1], bounds[1:])]
         recs = runner(tasks) if runner else [play_chunk(*t) for t in tasks]
         rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
         fit = seat_fitness(_as_result(self.game, rec), self.fitness)
