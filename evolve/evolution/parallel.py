@@ -87,10 +87,11 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
     from joblib import Parallel, delayed, parallel_config
 
     if backend == "loky":
-        from joblib.externals.loky import get_reusable_executor
+        from joblib.executor import get_memmapping_executor
 
         share = LocalShare()
-        executor = get_reusable_executor(max_workers=workers - 1)
+        # joblib's own reusable loky pool (the one ``Parallel`` uses, so both can coexist)
+        executor = get_memmapping_executor(workers - 1)
 
         def run(tasks):
             # the parent plays the first chunk itself while worker processes play the rest:
