@@ -691,12 +691,14 @@ def quantize_w1(w1: np.ndarray, encoding: str) -> tuple[np.ndarray, np.ndarray]:
     """W1 as int32 fixed point and its scale (W1 ~ q * scale); ``w1`` may be a stack of
     matrices [..., n_in, n_h1], each with its own scale."""
     w1 = np.asarray(w1, np.float64)
-    if not np.isfinite(w1).all():
+    # max and min instead of abs().max(): no temporary, and NaN / inf show up in them
+    big = np.maximum(w1.max(axis=(-2, -1), initial=0.0), -w1.min(axis=(-2, -1), initial=0.0))
+    if not np.isfinite(big).all():
         raise ValueError("network weights must be finite")
-    big = np.abs(w1).max(axis=(-2, -1), initial=0.0)
     headroom = np.where(big > 1, np.maximum(0, np.ceil(np.log2(np.maximum(big, 1.0)))), 0).astype(np.int64)
     scale = 2.0 ** -(W1_BITS[encoding] - headroom).astype(np.float64)
-    return np.rint(w1 * (1.0 / scale)[..., None, None]).astype(np.int32), scale   # 1/scale: a power of 2, exact
+    q = np.multiply(w1, (1.0 / scale)[..., None, None])     # 1/scale: a power of 2, exact
+    return np.rint(q, out=q).astype(np.int32), scale
 
 
 _ID_MULTIPLIERS: dict[int, np.ndarray] = {}
