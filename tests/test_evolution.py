@@ -248,3 +248,20 @@ def test_local_share_writes_each_large_array_once_and_cleans_up():
     assert not first.exists() and len(list(share.folder.iterdir())) == 1
     share.close()
     assert not share.folder.exists()
+
+
+def test_parent_chunk_is_sized_to_finish_with_the_workers():
+    from evolve.evolution.parallel import ParentAndWorkers
+
+    runner = ParentAndWorkers(None, None)
+    assert runner.split(240, 2).tolist() == [0, 120, 240]            # no timings yet: equal chunks
+    runner.hand_off, runner.parent_rate, runner.worker_rate = 0.0, 1000.0, 1000.0
+    assert runner.split(240, 2).tolist() == [0, 120, 240]
+    runner.hand_off = 0.01                                            # workers start 10 ms late
+    assert runner.split(240, 2).tolist() == [0, 125, 240]
+    runner.hand_off, runner.worker_rate = 0.0, 500.0                  # a worker plays at half speed
+    assert runner.split(240, 2).tolist() == [0, 160, 240]
+    three = runner.split(240, 3)
+    assert three[0] == 0 and three[-1] == 240 and (np.diff(three) > 0).all() and len(three) == 4
+    assert runner.split(3, 5).tolist() == [0, 1, 2, 3]
+    runner.thread.shutdown()

@@ -1,5 +1,5 @@
 """Where tournament chunks run: in process, on loky worker processes (the parent plays
-one chunk itself), or on Dask.
+one chunk itself, see ``ParentAndWorkers``), or on Dask.
 
 A runner maps ``play_chunk`` over task tuples of plain arrays and returns the records in
 order, so the results are identical for any number of workers and for either backend."""
@@ -10,6 +10,8 @@ import itertools
 import os
 import shutil
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +40,12 @@ def _resolve(value):
 
 
 def play_shared_chunk(*args):
-    """``play_chunk`` with ``SharedArray`` arguments mapped from their files."""
-    return play_chunk(*(_resolve(a) for a in args))
+    """``play_chunk`` with ``SharedArray`` arguments read from their files; also returns
+    when (``time.time()``) it began to play, after the hand-off, and when it ended."""
+    args = [_resolve(a) for a in args]
+    began = time.time()                         # wall clock: comparable across processes
+    rec = play_chunk(*args)
+    return rec, began, time.time()
 
 
 class LocalShare:
@@ -78,6 +84,60 @@ class LocalShare:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+class ParentAndWorkers:
+    """Runner for local worker processes. The parent plays the first chunk itself while
+    the workers play the others (it would only wait otherwise); a thread writes the
+    shared files and submits the other chunks meanwhile (``play_batch`` releases the
+    GIL). Workers start later by the hand-off and may play at another pace, so ``split``
+    sizes the parent's chunk for both to finish together, from the timings of the
+    previous generations. Chunk sizes never change the results: every table's deals and
+    random streams are keyed by its index."""
+
+    def __init__(self, executor, share: LocalShare):
+        self.executor = executor
+        self.share = share
+        self.thread = ThreadPoolExecutor(1)
+        self.hand_off: float | None = None      # seconds from submission to a worker's start, smoothed
+        self.parent_rate: float | None = None   # tables per second
+        self.worker_rate: float | None = None   # tables per second (the slowest worker)
+        self.calls = 0
+
+    def split(self, n_tables: int, chunks: int) -> np.ndarray:
+        """Table bounds of the chunks: the parent's first, the workers' equal."""
+        chunks = max(1, min(chunks, n_tables))
+        even = np.linspace(0, n_tables, chunks + 1).astype(int)
+        if chunks < 2 or self.hand_off is None:
+            return even
+        workers_time = n_tables / ((chunks - 1) * self.worker_rate)   # all tables on the workers
+        share = (self.hand_off + workers_time) / (n_tables / self.parent_rate + workers_time)
+        first = int(np.clip(round(share * n_tables), 1, n_tables - (chunks - 1)))
+        return np.concatenate([[0], np.linspace(first, n_tables, chunks).astype(int)])
+
+    def _submit(self, tasks):
+        return [(time.time(), self.executor.submit(play_shared_chunk, *t)) for t in self.share.tasks(tasks)]
+
+    def __call__(self, tasks):
+        submitted = self.thread.submit(self._submit, tasks[1:])
+        start = time.perf_counter()
+        first = play_chunk(*tasks[0])
+        parent_seconds = time.perf_counter() - start
+        sent = submitted.result()
+        done = [f.result() for _, f in sent]
+        self.calls += 1
+        if self.calls > 1 and sent:           # the first call includes the workers' start-up
+            tables = [int(t[6]) - int(t[5]) for t in tasks]           # play_chunk's (first, last)
+            now = {"hand_off": max(began - t for (t, _), (_, began, _) in zip(sent, done)),
+                   "parent_rate": tables[0] / max(parent_seconds, 1e-9),
+                   "worker_rate": min(n / max(end - began, 1e-9) for n, (_, began, end) in zip(tables[1:], done))}
+            for key, value in now.items():
+                old = getattr(self, key)
+                setattr(self, key, value if old is None else 0.5 * old + 0.5 * value)
+        return [first, *(rec for rec, _, _ in done)]
+
+    def close(self):
+        self.thread.shutdown()
+
+
 @contextmanager
 def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
     """Context manager yielding ``runner(tasks) -> list`` (None for in-process)."""
@@ -91,18 +151,11 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
 
         share = LocalShare()
         # joblib's own reusable loky pool (the one ``Parallel`` uses, so both can coexist)
-        executor = get_memmapping_executor(workers - 1)
-
-        def run(tasks):
-            # the parent plays the first chunk itself while worker processes play the rest:
-            # it would only wait otherwise, and one chunk skips the hand-off entirely
-            pending = [executor.submit(play_shared_chunk, *t) for t in share.tasks(tasks[1:])]
-            first = play_chunk(*tasks[0])
-            return [first, *(f.result() for f in pending)]
-
+        runner = ParentAndWorkers(get_memmapping_executor(workers - 1), share)
         try:
-            yield run
+            yield runner
         finally:
+            runner.close()
             share.close()
         return
     if backend != "dask":

@@ -155,7 +155,10 @@ class Tournament:
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
-        bounds = np.linspace(0, seating.n_tables, max(1, min(chunks, seating.n_tables)) + 1).astype(int)
+        if hasattr(runner, "split"):        # a runner may size the chunks (results do not depend on it)
+            bounds = runner.split(seating.n_tables, chunks)
+        else:
+            bounds = np.linspace(0, seating.n_tables, max(1, min(chunks, seating.n_tables)) + 1).astype(int)
         tasks = [(self.game.rules, ints, params, self.rounds, key, int(a), int(b), base, base_dealer, shape, work, record)
                  for a, b in zip(bounds[:-1], bounds[1:])]
         recs = runner(tasks) if runner else [play_chunk(*t) for t in tasks]
