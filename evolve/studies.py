@@ -30,6 +30,7 @@ from evolve.agents.registry import AGENTS, split_seats
 from evolve.cli import Parser, run
 from evolve.errors import UsageError
 from evolve.games.registry import make_game
+from evolve.stats import format_ci
 from evolve.stats.matrix import _jsonable, head_to_head, heatmap, markdown_tables, strategy_matrix
 
 LAYOUTS = ("euchre", "sueca", "jass", "spades")
@@ -222,7 +223,7 @@ def _table_euchre(matrix) -> str:
         rate = _pct(gm["rate"], gm["low"], gm["high"]) if gm else "-"
         d = c["diff_points"]
         lines.append(f"| {c['row']} | {c['col']} | {games} | {rate} | {c['a_tricks_total']:.0f}-{c['b_tricks_total']:.0f} | "
-                     f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {d['mean']:.3f} [{d['low']:.3f}, {d['high']:.3f}] |")
+                     f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {format_ci(d, 3)} |")
     return "\n".join(lines) + "\n\n" + markdown_tables(matrix)
 
 
@@ -234,7 +235,7 @@ def _table_sueca(matrix) -> str:
         gm = c.get("games")
         rub = f"{gm['a_wins']}-{gm['b_wins']} ({_pct(gm['rate'], gm['low'], gm['high'])})" if gm else "-"
         lines.append(f"| {c['row']} | {c['col']} | {a['mean']:.2f} ({a['sd']:.2f}) | {b['mean']:.2f} ({b['sd']:.2f}) | "
-                     f"{d['mean']:.2f} [{d['low']:.2f}, {d['high']:.2f}] | {rub} |")
+                     f"{format_ci(d, 2)} | {rub} |")
     return "\n".join(lines)
 
 
@@ -246,7 +247,7 @@ def _table_jass(result) -> str:
         blk = pp.get("block_mean_ci")
         blk_s = f"{blk['mean']:.2f} ({blk['sd']:.2f}) over {blk['n']}" if blk else "-"
         lines.append(f"| {c['row']} | {c['col']} | {c['deals']} | {pp['overall']:.2f} | {blk_s} | "
-                     f"{d['mean']:.2f} [{d['low']:.2f}, {d['high']:.2f}] |")
+                     f"{format_ci(d, 2)} |")
     return "\n".join(lines)
 
 
@@ -256,8 +257,8 @@ def _table_spades(result) -> str:
              "|---|---|---|---|---|---|---|"]
     for c in result["cells"]:
         a, d, r = c["a_atpr"], c["diff_points"], c["a_points_rounds"]
-        lines.append(f"| {c['row']} | {a['mean']:.4f} [{a['low']:.4f}, {a['high']:.4f}] | {r['sd']:.3f} | {c['rounds']} | "
-                     f"{a['p_vs_3.25']:.3g} | {a['study_normal_p']:.4f} | {d['mean']:.3f} [{d['low']:.3f}, {d['high']:.3f}] |")
+        lines.append(f"| {c['row']} | {format_ci(a, 4)} | {r['sd']:.3f} | {c['rounds']} | "
+                     f"{a['p_vs_3.25']:.3g} | {a['study_normal_p']:.4f} | {format_ci(d, 3)} |")
     lines.append("")
     lines.append("ATpR CI and t test over deals (each deal played with the agent in all four seats); "
                  "the study's normal figure is 1 - Phi((ATpR - 3.25) / 1.5612), shown for comparison only.")

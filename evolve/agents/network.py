@@ -709,8 +709,7 @@ def _w1_ids(w1: np.ndarray, scale: np.ndarray) -> np.ndarray:
     first-layer records: a sum of the 64-bit words times fixed odd multipliers, then the
     SplitMix64 finaliser. One vectorised pass; a hash of bytes per network cost 9 ms per
     60-member generation of the parent's serial time."""
-    words = np.ascontiguousarray(w1).view(np.uint64) if w1.shape[1] % 2 == 0 else \
-        np.concatenate([w1, np.zeros((w1.shape[0], 1), w1.dtype)], axis=1).view(np.uint64)
+    words = np.ascontiguousarray(w1).view(np.uint64)      # rows hold n_in x padded(n_h1) words: even
     mult = _ID_MULTIPLIERS.get(words.shape[1])
     if mult is None:
         mult = np.random.default_rng(0x1D5).integers(0, 2**63, words.shape[1], dtype=np.uint64) * np.uint64(2) + np.uint64(1)
@@ -776,10 +775,13 @@ class Architecture:
 
     def unpack(self, genome: np.ndarray) -> dict[str, np.ndarray]:
         """Named weight arrays of a genome (views into it; zero biases when ``bias`` is off)."""
+        return {name: w[0] for name, w in self._split(self._checked(genome)[None, :]).items()}
+
+    def _checked(self, genome) -> np.ndarray:
         genome = np.asarray(genome, dtype=np.float64)
         if genome.shape != (self.genome_size,):
             raise ValueError(f"genome has {genome.shape} values, architecture expects {self.genome_size}")
-        return {name: w[0] for name, w in self._split(genome[None, :]).items()}
+        return genome
 
     def _split(self, genomes: np.ndarray) -> dict[str, np.ndarray]:
         """Named weight arrays of a stack of genomes [G, genome_size], each [G, *shape]."""
@@ -796,10 +798,7 @@ class Architecture:
     def pack(self, genome: np.ndarray) -> np.ndarray:
         """The engine's parameter vector: the header, then the weights in the kernel's
         layout (see the module docstring)."""
-        genome = np.asarray(genome, dtype=np.float64)
-        if genome.shape != (self.genome_size,):
-            raise ValueError(f"genome has {genome.shape} values, architecture expects {self.genome_size}")
-        return self.pack_many(genome[None, :])[0]
+        return self.pack_many(self._checked(genome)[None, :])[0]
 
     def pack_many(self, genomes: np.ndarray) -> np.ndarray:
         """Parameter vectors of many genomes, one row each (``pack`` of every row, in one

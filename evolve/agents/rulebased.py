@@ -131,36 +131,37 @@ SUECA_SETUP_STUDY = 1   # evolve.games.sueca.SETUPS.index("study")
 # ----------------------------------------------------------------------------- basics
 
 
+KEY_STRENGTH = 0
+KEY_JASS_COST = 1
+
+
 @kernel
-def high_card(rules, mode, mask):
-    """The card of ``mask`` with the highest strength (ties: lowest card id)."""
+def lowest_by(rules, mode, mask, key, sign):
+    """The card of ``mask`` whose ``sign`` x key is lowest (ties: lowest card id); key
+    ``KEY_STRENGTH`` (``strength_of``) or ``KEY_JASS_COST`` (``jass_cost``)."""
     best = -1
-    best_v = -1
+    best_v = 1 << 62
     m = mask
     while m != ZERO:
         c = lowest(m)
         m &= m - ONE
-        v = strength_of(rules, mode, c)
-        if v > best_v:
+        v = sign * (strength_of(rules, mode, c) if key == KEY_STRENGTH else jass_cost(rules, mode, c))
+        if v < best_v:
             best_v = v
             best = c
     return best
+
+
+@kernel
+def high_card(rules, mode, mask):
+    """The card of ``mask`` with the highest strength (ties: lowest card id)."""
+    return lowest_by(rules, mode, mask, KEY_STRENGTH, -1)
 
 
 @kernel
 def low_card(rules, mode, mask):
     """The card of ``mask`` with the lowest strength (ties: lowest card id)."""
-    best = -1
-    best_v = 1 << 40
-    m = mask
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        v = strength_of(rules, mode, c)
-        if v < best_v:
-            best_v = v
-            best = c
-    return best
+    return lowest_by(rules, mode, mask, KEY_STRENGTH, 1)
 
 
 @kernel
@@ -536,17 +537,8 @@ def jass_cost(rules, mode, card):
 
 @kernel
 def cheapest(rules, mode, mask):
-    best = -1
-    best_v = 1 << 40
-    m = mask
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        v = jass_cost(rules, mode, c)
-        if v < best_v:
-            best_v = v
-            best = c
-    return best
+    """The card of ``mask`` least worth keeping (``jass_cost``; ties: lowest card id)."""
+    return lowest_by(rules, mode, mask, KEY_JASS_COST, 1)
 
 
 @kernel

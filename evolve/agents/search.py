@@ -116,7 +116,8 @@ N_MOVE, N_PLAYER, N_CHILD, N_SIBLING, N_UNTRIED = 0, 1, 2, 3, 4     # int slots 
 N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
-TICKS_SLOT = {KIND_MC: 3, KIND_DMCTS: 3, KIND_ISMCTS: 2}   # where the time budget sits
+MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS = 3, 3, 2     # where the time budget sits in params
+TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS}
 
 
 def work_size(kind: int, params) -> int:
@@ -175,7 +176,8 @@ def _budget(params, lo, hi, slot):
 
 @njit(cache=True, inline="always")
 def _spent(start, ticks):
-    return cycle_counter() - start >= ticks
+    """A time budget (> 0 ticks) has run out since ``start``."""
+    return ticks > ZERO and cycle_counter() - start >= ticks
 
 
 @njit(cache=True, inline="always")
@@ -357,7 +359,7 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
         n_playouts = 1
     if n_shuffles < 1 or n_playouts < 1:
         return ERR_PARAMS
-    ticks = _budget(params, lo, hi, 3)
+    ticks = _budget(params, lo, hi, MC_TICKS)
     start = cycle_counter()
     if ticks > ZERO:
         n_shuffles = np.int64(1) << 40
@@ -381,7 +383,7 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
                 work[OFF_SUM + c] += v
                 if v > work[OFF_BEST + c]:
                     work[OFF_BEST + c] = v
-        if ticks > ZERO and _spent(start, ticks):
+        if _spent(start, ticks):
             break
     best = -1
     rest = legal
@@ -423,13 +425,12 @@ def _new_node(iw, work, n, move, player, parent):
 
 
 @njit(cache=True, inline="always")
-def _rewards(rules, p, work, scale):
+def _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth):
+    """End an MCTS iteration: random playout from seat ``cur``, then every node on the
+    descent path gains a visit and its mover's normalised return."""
+    rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
     for s in range(4):
         work[OFF_REWARD + s] = seat_result(rules, p, s) / scale
-
-
-@njit(cache=True, inline="always")
-def _backprop(iw, work, depth):
     for d in range(depth + 1):
         a = OFF_TREE + NODE_STRIDE * iw[OFF_PATH + d]
         work[a + N_VISITS] += 1.0
@@ -443,7 +444,7 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
     c_uct = params[lo + 1] if hi > lo + 1 else math.sqrt(2.0)
     if n_iter < 1:
         return ERR_PARAMS
-    ticks = _budget(params, lo, hi, 2)
+    ticks = _budget(params, lo, hi, ISMCTS_TICKS)
     start = cycle_counter()
     if ticks > ZERO:
         n_iter = _tree_capacity(work)          # an iteration adds at most one node
@@ -493,10 +494,8 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
             depth += 1
             iw[OFF_PATH + depth] = node
             cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
-        rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
-        _rewards(rules, p, work, scale)
-        _backprop(iw, work, depth)
-        if ticks > ZERO and _spent(start, ticks):
+        _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth)
+        if _spent(start, ticks):
             break
     best = -1
     best_n = -1.0
@@ -520,7 +519,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
     c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
     if n_det < 1 or n_iter < 1:
         return ERR_PARAMS
-    ticks = _budget(params, lo, hi, 3)
+    ticks = _budget(params, lo, hi, DMCTS_TICKS)
     start = cycle_counter()
     if ticks > ZERO:
         n_iter = _tree_capacity(work)
@@ -575,11 +574,9 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
                 depth += 1
                 iw[OFF_PATH + depth] = node
                 cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
-            rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
-            _rewards(rules, p, work, scale)
-            _backprop(iw, work, depth)
+            _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth)
             # tree d may run until (d + 1) / D of the budget has passed
-            if ticks > ZERO and _spent(start, ticks // np.uint64(n_det) * np.uint64(d + 1)):
+            if _spent(start, ticks // np.uint64(n_det) * np.uint64(d + 1)):
                 break
         ch = iw[OFF_TREE + N_CHILD]
         while ch >= 0:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.api import play
-from evolve.stats import SPADES_FAIR_ATPR, mean_ci, one_sample_t, study_normal_p
+from evolve.stats import SPADES_FAIR_ATPR, format_ci, mean_ci, one_sample_t, study_normal_p
 
 
 def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1) -> list[dict]:
@@ -43,17 +43,16 @@ def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, 
 
 def render(rows: list[dict], partnership: bool) -> str:
     """The benchmark table as text."""
-    f = lambda c: f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]"  # noqa: E731
     lines = []
     if partnership:
         lines.append(f"{'opponent':<28} {'deals':>7}  {'side points (95% CI)':<26} {'% of points':<26} {'score diff':<24}")
         for r in rows:
-            lines.append(f"{r['opponent']:<28} {r['deals']:>7}  {f(r['points']):<26} {f(r['share']):<26} {f(r['score']):<24}")
+            lines.append(f"{r['opponent']:<28} {r['deals']:>7}  {format_ci(r['points']):<26} {format_ci(r['share']):<26} {format_ci(r['score']):<24}")
     else:
         lines.append(f"{'opponent':<28} {'deals':>7}  {'champion ATpR (95% CI)':<26} {'opponents ATpR':<26} {'t-test p':>9} {'study p':>9}")
         for r in rows:
-            opp = f(r["opponent_atpr"]) if "opponent_atpr" in r else ""
+            opp = format_ci(r["opponent_atpr"]) if "opponent_atpr" in r else ""
             tp = f"{r['t_test_p']:.3g}" if "t_test_p" in r else ""
             sp = f"{r['study_normal_p']:.3g}" if "study_normal_p" in r else ""
-            lines.append(f"{r['opponent']:<28} {r['deals']:>7}  {f(r['atpr']):<26} {opp:<26} {tp:>9} {sp:>9}")
+            lines.append(f"{r['opponent']:<28} {r['deals']:>7}  {format_ci(r['atpr']):<26} {opp:<26} {tp:>9} {sp:>9}")
     return "\n".join(lines)

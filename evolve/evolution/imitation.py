@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from evolve.agents.network import Architecture, network_inputs, output_index
-from evolve.games.bits import count
+from evolve.games.bits import cards_of, count
 from evolve.games.registry import Game
 from evolve.games.stepper import replay_decisions
 
@@ -73,9 +73,8 @@ def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int
                 continue
             network_inputs(arch.kind, params, 0, seat, game.rules, mode, hand, pub, work, x)
             row = np.zeros(arch.n_out, bool)
-            for c in range(64):
-                if (int(lg) >> c) & 1:
-                    row[output_index(arch, seat, hand, pub, c)] = True
+            for c in cards_of(lg):
+                row[output_index(arch, seat, hand, pub, c)] = True
             inputs.append(x.astype(np.float32))
             legal.append(row)
             target.append(output_index(arch, seat, hand, pub, card))

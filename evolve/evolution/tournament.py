@@ -108,6 +108,11 @@ def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.
     return expand_deals(base, base_dealer, game.info.hand_size, rounds, 0, n_tables)
 
 
+def even_bounds(n_tables: int, chunks: int) -> np.ndarray:
+    """Table bounds of ``chunks`` (at most one per table) chunks of equal size."""
+    return np.linspace(0, n_tables, max(1, min(chunks, n_tables)) + 1).astype(int)
+
+
 def play_chunk(rules, ints, params, per_table, key, first, last, base, base_dealer, shape, work_size,
                record) -> DealRecord:
     """Worker task: play tables ``first .. last-1`` (plain arrays in, plain arrays out)."""
@@ -155,10 +160,8 @@ class Tournament:
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
-        if hasattr(runner, "split"):        # a runner may size the chunks (results do not depend on it)
-            bounds = runner.split(seating.n_tables, chunks)
-        else:
-            bounds = np.linspace(0, seating.n_tables, max(1, min(chunks, seating.n_tables)) + 1).astype(int)
+        # a runner may size the chunks itself (results do not depend on it)
+        bounds = getattr(runner, "split", even_bounds)(seating.n_tables, chunks)
         tasks = [(self.game.rules, ints, params, self.rounds, key, int(a), int(b), base, base_dealer, shape, work, record)
                  for a, b in zip(bounds[:-1], bounds[1:])]
         recs = runner(tasks) if runner else [play_chunk(*t) for t in tasks]

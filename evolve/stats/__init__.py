@@ -116,3 +116,8 @@ def study_normal_p(atpr: float, mean: float = SPADES_FAIR_ATPR, sd: float = SPAD
     """The study's figure 1 - Phi((ATpR - 3.25) / 1.5612), for comparison only: it treats
     a mean as if it were a single round's tricks."""
     return 1 - _NORMAL.cdf((atpr - mean) / sd)
+
+
+def format_ci(ci: dict, digits: int = 3) -> str:
+    """``mean [low, high]`` of a confidence-interval dict, ``digits`` decimals."""
+    return f"{ci['mean']:.{digits}f} [{ci['low']:.{digits}f}, {ci['high']:.{digits}f}]"
