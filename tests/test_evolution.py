@@ -233,7 +233,7 @@ def test_run_prints_benchmark_and_champion_plays_in_the_arena(tmp_path):
     assert redraw.returncode == 0 and (tmp_path / "p" / "fitness.png").exists()
 
 
-def test_local_share_writes_each_large_array_once_and_cleans_up():
+def test_local_share_writes_each_large_array_once_reuses_its_file_and_cleans_up():
     from evolve.evolution.parallel import LocalShare, SharedArray, _resolve
 
     share = LocalShare()
@@ -243,9 +243,18 @@ def test_local_share_writes_each_large_array_once_and_cleans_up():
     assert isinstance(tasks[0][0], SharedArray) and tasks[0][0] == tasks[1][0] and tasks[0][1] is small
     mapped = _resolve(tasks[0][0])
     assert type(mapped) is np.ndarray and np.array_equal(mapped, big) and mapped.flags.writeable
-    first = Path(tasks[0][0].path)
-    share.tasks([(big, small, 3)])
-    assert not first.exists() and len(list(share.folder.iterdir())) == 1
+    first = tasks[0][0]
+    # next call, same shape: the same file is rewritten and a kept map sees the new values
+    again = share.tasks([(big[::-1].copy(), small, 3)])
+    assert again[0][0] == first and np.array_equal(_resolve(again[0][0]), big[::-1])
+    assert np.array_equal(mapped, big[::-1])                # the worker plays from the kept map
+    # another type: a new file replaces the old one
+    other = share.tasks([(big.astype(np.float32), small, 4)])
+    assert other[0][0] != first and not Path(first.path).exists() and len(list(share.folder.iterdir())) == 1
+    assert np.array_equal(_resolve(other[0][0]), big.astype(np.float32))
+    # two distinct large arrays in one call get two files
+    two = share.tasks([(big, big + 1, 5)])
+    assert two[0][0] != two[0][1] and np.array_equal(_resolve(two[0][1]), big + 1)
     share.close()
     assert not share.folder.exists()
 
@@ -257,7 +266,7 @@ def test_parent_chunk_is_sized_to_finish_with_the_workers():
     assert runner.split(240, 2).tolist() == [0, 120, 240]            # no timings yet: equal chunks
     runner.hand_off, runner.parent_rate, runner.worker_rate = 0.0, 1000.0, 1000.0
     assert runner.split(240, 2).tolist() == [0, 120, 240]
-    runner.hand_off = 0.01                                            # workers start 10 ms late
+    runner.hand_off = 0.01                                            # workers finish 10 ms late
     assert runner.split(240, 2).tolist() == [0, 125, 240]
     runner.hand_off, runner.worker_rate = 0.0, 500.0                  # a worker plays at half speed
     assert runner.split(240, 2).tolist() == [0, 160, 240]
@@ -265,3 +274,19 @@ def test_parent_chunk_is_sized_to_finish_with_the_workers():
     assert three[0] == 0 and three[-1] == 240 and (np.diff(three) > 0).all() and len(three) == 4
     assert runner.split(3, 5).tolist() == [0, 1, 2, 3]
     runner.thread.shutdown()
+
+
+def test_parent_and_workers_give_the_in_process_records():
+    from evolve.evolution.parallel import make_runner
+
+    cfg = load_config(TINY).with_overrides(evolution={"games_per_generation": 400, "rounds_per_game": 8})
+    evo = Evolution(cfg, progress=False)
+    specs = evo.member_specs(evo.initial_state().population)
+    alone = evo.tournament.evaluate(specs, 3, 1)
+    shares = []
+    with make_runner("loky", 2) as runner:
+        for generation in range(4):                 # who plays what differs from call to call
+            together = evo.tournament.evaluate(specs, 3, 1, runner, 2)
+            assert all(np.array_equal(a, b) for a, b in zip(alone, together))
+            shares.append(runner.split(400, 2)[1])
+    assert len(set(shares)) > 1, shares

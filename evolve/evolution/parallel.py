@@ -1,8 +1,9 @@
-"""Where tournament chunks run: in process, on loky worker processes (the parent plays
-one chunk itself, see ``ParentAndWorkers``), or on Dask.
+"""Where a generation's tables are played: in process, by the parent and local loky
+worker processes together (``ParentAndWorkers``), or on Dask.
 
-A runner maps ``play_chunk`` over task tuples of plain arrays and returns the records in
-order, so the results are identical for any number of workers and for either backend."""
+A runner plays ``play_chunk`` over all tables of a job (a tuple of plain arrays) and
+returns the records in table order, so the results are identical for any number of
+workers and for either backend."""
 
 from __future__ import annotations
 
@@ -19,23 +20,38 @@ from pathlib import Path
 import numpy as np
 
 from evolve.errors import UsageError
-from evolve.evolution.tournament import even_bounds, play_chunk
+from evolve.evolution.tournament import play_chunk
 
 SHARE_BYTES = 1 << 20      # arrays at least this large go through a shared file
 
 
 @dataclass(frozen=True)
 class SharedArray:
-    """A reference to an array saved once in a file every local worker maps."""
+    """A reference to an array in a file every local worker maps (``inode`` tells a
+    rewritten file from the one a worker has mapped)."""
 
     path: str
+    inode: int
+
+
+_MAPPED: dict[tuple[str, int], np.ndarray] = {}    # a worker's open maps, newest last
+_MAPPED_MAX = 8
 
 
 def _resolve(value):
     if isinstance(value, SharedArray):
-        # read into the worker's own memory (~4 ms for 14 MB): playing from a map of the
-        # file measured 1-10% slower (scattered weight reads through 4 KB pages)
-        return np.load(value.path)
+        key = (value.path, value.inode)
+        mapped = _MAPPED.pop(key, None)
+        if mapped is None:
+            # writeable, so Numba sees the same array type as the parent's (a read-only
+            # array would compile another specialisation); the kernels never write to it
+            mapped = np.asarray(np.load(value.path, mmap_mode="r+"))
+        _MAPPED[key] = mapped
+        while len(_MAPPED) > _MAPPED_MAX:
+            _MAPPED.pop(next(iter(_MAPPED)))
+        # played from the kept map: its pages are mapped once, and each call is a
+        # shared read of what the parent wrote (a private copy costs ~1 ms more)
+        return mapped
     return value
 
 
@@ -50,20 +66,40 @@ def play_shared_chunk(*args):
 
 class LocalShare:
     """Hands large task arrays to local worker processes through files in shared memory
-    (/dev/shm where present): each distinct array is written once per call instead of
-    being hashed and memmapped by joblib for every task (joblib hashes a 14 MB parameter
-    array in ~19 ms, per task). Files of the previous call are removed on the next."""
+    (/dev/shm where present) instead of letting joblib hash and memmap them for every task
+    (19 ms per task for a 14 MB parameter array). The k-th distinct large array of a call
+    is copied into the k-th file, which is kept from call to call while its shape and type
+    stay the same: copying into the kept file takes ~1 ms for 14 MB where writing a new
+    one took ~7 ms (fresh shared-memory pages), and the workers keep their maps of it.
+    A caller must not start a call before the workers have read the previous one (the
+    runner waits for every chunk)."""
 
     def __init__(self):
         base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
         self.folder = Path(tempfile.mkdtemp(prefix="trick-evolve-", dir=base))
         self.counter = itertools.count()
-        self.live: list[Path] = []
+        self.files: list[tuple[SharedArray, np.memmap]] = []
+
+    def _file(self, slot: int, a: np.ndarray) -> SharedArray:
+        if slot < len(self.files):
+            ref, mapped = self.files[slot]
+            if mapped.shape == a.shape and mapped.dtype == a.dtype:
+                mapped[...] = a
+                return ref
+            del mapped
+            Path(ref.path).unlink(missing_ok=True)
+        path = self.folder / f"a{next(self.counter)}.npy"
+        mapped = np.lib.format.open_memmap(path, mode="w+", dtype=a.dtype, shape=a.shape)
+        mapped[...] = a
+        entry = (SharedArray(str(path), os.stat(path).st_ino), mapped)
+        if slot < len(self.files):
+            self.files[slot] = entry
+        else:
+            self.files.append(entry)
+        return entry[0]
 
     def tasks(self, tasks):
-        for old in self.live:
-            old.unlink(missing_ok=True)
-        self.live = []
+        """The tasks with every large array replaced by a ``SharedArray``."""
         saved: dict[int, SharedArray] = {}
         out = []
         for task in tasks:
@@ -71,16 +107,14 @@ class LocalShare:
             for a in task:
                 if isinstance(a, np.ndarray) and a.nbytes >= SHARE_BYTES:
                     if id(a) not in saved:
-                        path = self.folder / f"a{next(self.counter)}.npy"
-                        np.save(path, a)
-                        self.live.append(path)
-                        saved[id(a)] = SharedArray(str(path))
+                        saved[id(a)] = self._file(len(saved), a)
                     a = saved[id(a)]
                 row.append(a)
             out.append(tuple(row))
         return out
 
     def close(self):
+        self.files = []
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -88,16 +122,18 @@ class ParentAndWorkers:
     """Runner for local worker processes. The parent plays the first chunk itself while
     the workers play the others (it would only wait otherwise); a thread writes the
     shared files and submits the other chunks meanwhile (``play_batch`` releases the
-    GIL). Workers start later by the hand-off and may play at another pace, so ``split``
-    sizes the parent's chunk for both to finish together, from the timings of the
-    previous generations. Chunk sizes never change the results: every table's deals and
-    random streams are keyed by its index."""
+    GIL). A worker's result arrives later by the hand-off (files, submission, the way
+    back) and workers may play at another pace, so ``split`` sizes the parent's chunk for
+    all to finish together, from the timings of the previous calls. (Measured against
+    taking tables from a shared counter until none are left: the two fixed chunks were
+    4-11% faster on 60-240 tables.) Chunk sizes never change the results: every table's
+    deals and random streams are keyed by its index."""
 
     def __init__(self, executor, share: LocalShare):
         self.executor = executor
         self.share = share
         self.thread = ThreadPoolExecutor(1)
-        self.hand_off: float | None = None      # seconds from submission to a worker's start, smoothed
+        self.hand_off: float | None = None      # seconds a worker's chunk takes beyond its play, smoothed
         self.parent_rate: float | None = None   # tables per second
         self.worker_rate: float | None = None   # tables per second (the slowest worker)
         self.calls = 0
@@ -112,20 +148,30 @@ class ParentAndWorkers:
         first = int(np.clip(round(share * n_tables), 1, n_tables - (chunks - 1)))
         return np.concatenate([[0], np.linspace(first, n_tables, chunks).astype(int)])
 
-    def _submit(self, tasks):
-        return [(time.time(), self.executor.submit(play_shared_chunk, *t)) for t in self.share.tasks(tasks)]
+    def _submit(self, job: tuple, bounds: np.ndarray):
+        shared = self.share.tasks([job])[0]
+        futures = []
+        for a, b in zip(bounds[1:-1], bounds[2:]):
+            future = self.executor.submit(play_shared_chunk, *shared, int(a), int(b))
+            stamp: list[float] = []
+            future.add_done_callback(lambda _, stamp=stamp: stamp.append(time.time()))
+            futures.append((future, stamp))
+        return futures
 
-    def __call__(self, tasks):
-        submitted = self.thread.submit(self._submit, tasks[1:])
-        start = time.perf_counter()
-        first = play_chunk(*tasks[0])
-        parent_seconds = time.perf_counter() - start
+    def __call__(self, job: tuple, n_tables: int, chunks: int) -> list:
+        bounds = self.split(n_tables, chunks)
+        start = time.time()
+        submitted = self.thread.submit(self._submit, job, bounds)
+        first = play_chunk(*job, 0, int(bounds[1]))
+        parent_seconds = time.time() - start
         sent = submitted.result()
-        done = [f.result() for _, f in sent]
+        done = [f.result() for f, _ in sent]
         self.calls += 1
         if self.calls > 1 and sent:           # the first call includes the workers' start-up
-            tables = [int(t[6]) - int(t[5]) for t in tasks]           # play_chunk's (first, last)
-            now = {"hand_off": max(began - t for (t, _), (_, began, _) in zip(sent, done)),
+            tables = np.diff(bounds)
+            # hand-off: what a worker's chunk takes beyond its play, from the parent's start
+            # (the files are written meanwhile) to the result back in the parent
+            now = {"hand_off": max(stamp[0] - start - (end - began) for (_, stamp), (_, began, end) in zip(sent, done)),
                    "parent_rate": tables[0] / max(parent_seconds, 1e-9),
                    "worker_rate": min(n / max(end - began, 1e-9) for n, (_, began, end) in zip(tables[1:], done))}
             for key, value in now.items():
@@ -137,9 +183,15 @@ class ParentAndWorkers:
         self.thread.shutdown()
 
 
+def even_bounds(n_tables: int, chunks: int) -> np.ndarray:
+    """Table bounds of ``chunks`` (at most one per table) chunks of equal size."""
+    return np.linspace(0, n_tables, max(1, min(chunks, n_tables)) + 1).astype(int)
+
+
 @contextmanager
 def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
-    """Context manager yielding ``runner(tasks) -> list`` (None for in-process)."""
+    """Context manager yielding ``runner(job, n_tables, chunks) -> list`` of the records of
+    ``play_chunk(*job, first, last)`` over all tables in order (None for in-process)."""
     if workers <= 1 and backend == "loky":
         yield None
         return
@@ -172,7 +224,10 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
     try:
         with parallel_config(backend="dask"):
             with Parallel(n_jobs=-1) as parallel:
-                yield lambda tasks: parallel(delayed(play_chunk)(*t) for t in tasks)
+                def run(job, n_tables, chunks):
+                    bounds = even_bounds(n_tables, chunks)
+                    return parallel(delayed(play_chunk)(*job, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
+                yield run
     finally:
         client.close()
         if cluster is not None:

@@ -8,9 +8,9 @@ the dealer) rotate one seat per round, so every seat plays every hand. With ``de
 "shared"`` all tables of the generation play the same deals.
 
 Everything is derived from ``(seed, generation)`` and every deal's random streams from its
-index, so however the tables are split into chunks (one ``play_batch`` call each, one
-chunk per worker) the result is the same for any number of workers or backend. Workers
-receive only plain arrays.
+index, so however the tables are split into chunks (one ``play_batch`` call each) and
+whichever process plays them, the result is the same for any number of workers or
+backend. Workers receive only plain arrays.
 """
 
 from __future__ import annotations
@@ -108,14 +108,10 @@ def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.
     return expand_deals(base, base_dealer, game.info.hand_size, rounds, 0, n_tables)
 
 
-def even_bounds(n_tables: int, chunks: int) -> np.ndarray:
-    """Table bounds of ``chunks`` (at most one per table) chunks of equal size."""
-    return np.linspace(0, n_tables, max(1, min(chunks, n_tables)) + 1).astype(int)
-
-
-def play_chunk(rules, ints, params, per_table, key, first, last, base, base_dealer, shape, work_size,
-               record) -> DealRecord:
-    """Worker task: play tables ``first .. last-1`` (plain arrays in, plain arrays out)."""
+def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, work_size, record,
+               first, last) -> DealRecord:
+    """Play tables ``first .. last-1`` of a generation (plain arrays in, plain arrays out;
+    everything before ``first`` is the generation's job, the same for every chunk)."""
     decks, dealers = expand_deals(base, base_dealer, shape[0], per_table, first, last)
     n = decks.shape[0]
     rec = new_record(n, *shape, record)
@@ -150,8 +146,8 @@ class Tournament:
     def evaluate(self, members: list[AgentSpec], seed: int, generation: int, runner=None,
                  chunks: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """Mean fitness per round of every member, and how many rounds each played.
-        ``runner(tasks)`` maps ``play_chunk`` over ``chunks`` task tuples (default: in
-        process)."""
+        ``runner(job, n_tables, chunks)`` plays the tables on ``chunks`` processes
+        (default: in process)."""
         seating, base, base_dealer, key = self.plan(len(members), seed, generation)
         specs = list(members) + self.opponent_specs
         idx = np.where(seating.tables >= 0, seating.tables, len(members) + (-1 - seating.tables))
@@ -160,11 +156,8 @@ class Tournament:
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
-        # a runner may size the chunks itself (results do not depend on it)
-        bounds = getattr(runner, "split", even_bounds)(seating.n_tables, chunks)
-        tasks = [(self.game.rules, ints, params, self.rounds, key, int(a), int(b), base, base_dealer, shape, work, record)
-                 for a, b in zip(bounds[:-1], bounds[1:])]
-        recs = runner(tasks) if runner else [play_chunk(*t) for t in tasks]
+        job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record)
+        recs = runner(job, seating.n_tables, chunks) if runner else [play_chunk(*job, 0, seating.n_tables)]
         rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
         fit = seat_fitness(_as_result(self.game, rec), self.fitness)
         totals = np.zeros(len(members))
