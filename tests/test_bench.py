@@ -47,6 +47,17 @@ def test_engine_json_smoke():
         assert row["compiled"] >= 0
 
 
+def test_evolution_json_smoke():
+    p = _run("evolution", "--games", "8", "--rounds", "4", "--repeats", "2", "--backend", "threads", "--json")
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout.strip().splitlines()[-1])
+    assert res["backend"] == "threads" and res["rounds_per_generation"] == 32
+    for w in ("workers_1", "workers_2"):
+        row = res[w]
+        assert 0 < row["seconds_per_generation"] <= row["median_seconds_per_generation"], row
+    assert res["speedup_2_vs_1"] > 0 and res["pass"] == (res["speedup_2_vs_1"] >= res["target_speedup"])
+
+
 def test_engine_table_in_process(capsys):
     code = bench.main(["engine", "--deals", "1000", "--games", "euchre", "--repeats", "1",
                        "--workers", "1", "--no-peers", "--no-latency"])

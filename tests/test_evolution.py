@@ -17,7 +17,8 @@ import pytest
 from evolve.agents.champion import load_champion
 from evolve.evolution.checkpoint import load_checkpoint
 from evolve.evolution.config import ConfigError, load_config
-from evolve.evolution.operators import annealed_mutation, make_toolbox, mutation_rate, next_generation, truncation, uniform_recombination
+from evolve.evolution.operators import (annealed_mutation, gaussian_mutation, make_toolbox, mutation_rate, next_generation,
+                                       truncation, uniform_recombination)
 from evolve.evolution.runner import Evolution
 from evolve.evolution.tournament import Tournament, rotated_decks, seat_tables
 from evolve.games.registry import make_game
@@ -39,7 +40,7 @@ EXPECTED = {
     "mutation_out_of_range.toml": "evolution.mutation_start: got 1.5; expected a number in [0, 1]",
     "unknown_opponent.toml": "benchmark.opponents: seat 'rando': unknown agent 'rando'",
     "bad_hidden.toml": "network.hidden: got [10]; expected a list of two positive integers",
-    "bad_backend.toml": "parallel.backend: got 'mpi'; expected loky or dask",
+    "bad_backend.toml": "parallel.backend: got 'mpi'; expected loky, threads or dask",
     "share_without_opponents.toml": "evolution.opponent_share: is > 0 but evolution.opponents is empty",
     "unknown_teacher.toml": "imitation.teacher: seat 'grandmaster': unknown agent 'grandmaster'",
 }
@@ -58,6 +59,44 @@ def test_uniform_recombination_takes_each_weight_from_a_parent():
     child = uniform_recombination(a, b, rng)
     assert set(np.unique(child)) == {0.0, 1.0}
     assert 0.47 < child.mean() < 0.53
+
+
+def test_recombination_coins_are_fair_and_independent():
+    a, b = np.zeros(200_000), np.ones(200_000)
+    coins = np.stack([uniform_recombination(a, b, np.random.default_rng(s)) for s in range(20)])
+    assert abs(coins.mean() - 0.5) < 0.002
+    for lag in (1, 63, 64, 65):                   # within and across the 64-coin draws
+        assert abs(np.corrcoef(coins[:, :-lag].ravel(), coins[:, lag:].ravel())[0, 1]) < 0.005, lag
+    assert abs(np.corrcoef(coins[0], coins[1])[0, 1]) < 0.01            # calls draw new streams
+
+
+def test_operators_reproducible_and_in_place():
+    g = np.random.default_rng(3).uniform(-1, 1, 5_000)
+    for op in (lambda x, r, out=None: annealed_mutation(x, 1.0, r, out=out),
+               lambda x, r, out=None: gaussian_mutation(x, 1.0, r, sigma=0.2, out=out),
+               lambda x, r, out=None: uniform_recombination(x, -x, r, out=out)):
+        first = op(g, np.random.default_rng(7))
+        assert np.array_equal(first, op(g, np.random.default_rng(7))) and not np.array_equal(first, g)
+        same = g.copy()
+        assert op(same, np.random.default_rng(7), out=same) is same and np.array_equal(same, first)
+
+
+def test_mutation_draws_follow_their_distributions():
+    g = np.full(400_000, 0.25)
+    fresh = annealed_mutation(g, 1.0, np.random.default_rng(4))
+    new = fresh[fresh != 0.25]
+    assert abs(new.size / g.size - 0.5) < 0.005
+    assert new.min() >= -1.0 and new.max() < 1.0
+    assert abs(new.mean()) < 0.005 and abs(new.var() - 1 / 3) < 0.005                 # U(-1, 1)
+    assert abs((new < -0.5).mean() - 0.25) < 0.005
+    g = np.zeros(400_000)
+    moved = gaussian_mutation(g, 1.0, np.random.default_rng(5), sigma=0.1)
+    step = moved[moved != 0]
+    assert abs(step.size / g.size - 0.5) < 0.005
+    assert abs(step.mean()) < 0.001 and abs(step.std() - 0.1) < 0.001                  # N(0, 0.1)
+    assert abs((np.abs(step) > 0.196).mean() - 0.05) < 0.003                            # two-sided 5% at 1.96 sigma
+    wide = gaussian_mutation(np.full(100_000, 0.9), 1.0, np.random.default_rng(6), sigma=1.0)
+    assert wide.max() == 1.0 and wide.min() >= -1.0                                     # clamped
 
 
 def test_annealed_mutation_rates_and_bounds():
@@ -174,6 +213,12 @@ def test_patience_rule_extends_the_run(tmp_path):
     gens = len(state.logbook)
     assert 6 <= gens <= 8
     assert gens == 8 or gens - 1 - state.best_generation >= 2
+
+
+def test_threads_backend_gives_the_same_champion(tmp_path):
+    _evolve(tmp_path, "loky", workers=1, generations=3)
+    _evolve(tmp_path, "threads", workers=2, backend="threads", generations=3)
+    assert (tmp_path / "loky" / "champion.npz").read_bytes() == (tmp_path / "threads" / "champion.npz").read_bytes()
 
 
 def test_dask_local_cluster_gives_the_same_champion(tmp_path):

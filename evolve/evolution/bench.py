@@ -12,20 +12,23 @@ import numpy as np
 
 
 def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repeats: int = 3,
-                     generations: int = 3, games: int | None = None, rounds: int | None = None) -> dict:
+                     generations: int = 3, games: int | None = None, rounds: int | None = None,
+                     backend: str | None = None) -> dict:
     """Rounds/s of evaluating ``generations`` generations for each worker count
-    (``games`` / ``rounds`` override the config's tournament size)."""
+    (``games`` / ``rounds`` override the config's tournament size, ``backend`` its
+    parallel backend)."""
     from evolve.evolution.config import load_config
     from evolve.evolution.parallel import make_runner
     from evolve.evolution.runner import Evolution
 
     cfg = load_config(config)
     over = {k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds)) if v}
-    cfg = cfg.with_overrides(evolution=over, imitation={"teacher": ""})   # random members: no warm start
+    cfg = cfg.with_overrides(evolution=over, imitation={"teacher": ""},   # random members: no warm start
+                             parallel={"backend": backend} if backend else {})
     evo = Evolution(cfg, progress=False)
     state = evo.initial_state()
     specs = evo.member_specs(state.population)
-    out = {"config": str(config), "population": len(specs),
+    out = {"config": str(config), "backend": cfg.parallel["backend"], "population": len(specs),
            "rounds_per_generation": cfg.evolution["games_per_generation"] * cfg.evolution["rounds_per_game"]}
     with ExitStack() as stack:
         runners = {w: stack.enter_context(make_runner(cfg.parallel["backend"], w, cfg.parallel["scheduler"]))

@@ -98,7 +98,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "parallel": {
         "workers": Key((int,), 1, "a positive integer", _pos),
-        "backend": Key((str,), "loky", "loky or dask", lambda s: s in ("loky", "dask")),
+        "backend": Key((str,), "loky", "loky, threads or dask", lambda s: s in ("loky", "threads", "dask")),
         "scheduler": Key((str,), "", "a dask scheduler address such as tcp://host:8786 (empty: a local cluster)"),
     },
     "benchmark": {

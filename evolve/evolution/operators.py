@@ -6,33 +6,107 @@ from __future__ import annotations
 
 import numpy as np
 from deap import base
+from numba import njit
+
+from evolve.games.bits import mix64
+
+# Each operator call draws one 64-bit key from the run's Generator; the kernel draws the
+# per-weight randomness from a SplitMix64 stream of that key (the engine's generator): one
+# 64-bit draw per weight, its low 32 bits deciding and its high 32 bits giving the new
+# value. Breeding a generation of 60 study networks (57,148 weights each) took ~46 ms
+# with numpy draws per weight, more than the study's tournament.
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_LOW = np.uint64(0xFFFFFFFF)
+_TO_UNIT = 2.0 ** -32
 
 
-def uniform_recombination(a: np.ndarray, b: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One child taking each weight from parent ``a`` or ``b`` with equal chance."""
-    return np.where(rng.random(a.shape[0]) < 0.5, a, b)
+def _key(rng: np.random.Generator) -> np.uint64:
+    return rng.integers(0, 2**64, dtype=np.uint64)
 
 
-def annealed_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator) -> np.ndarray:
+def _threshold(p: float) -> np.uint64:
+    """32-bit threshold of probability ``p``: ``low32 < threshold`` with chance p (to 2**-32)."""
+    return np.uint64(min(2**32, round(p * 2**32)))
+
+
+@njit(cache=True, nogil=True)
+def _recombine(a, b, key, out):
+    s = key
+    n = a.shape[0]
+    for start in range(0, n, 64):
+        s += _GOLDEN
+        bits = mix64(s)                        # 64 fair coins
+        for j in range(start, min(start + 64, n)):
+            x, y = a[j], b[j]                  # both loaded first: a select, not a branch to mispredict
+            out[j] = x if bits & np.uint64(1) else y
+            bits >>= np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def _reset(genome, threshold, key, out):
+    s = key
+    for j in range(genome.shape[0]):
+        s += _GOLDEN
+        z = mix64(s)
+        fresh = np.float64(np.int64(z >> np.uint64(32))) * (2.0 * _TO_UNIT) - 1.0   # U[-1, 1), 32 bits
+        w = genome[j]                          # loaded first: a select, not a branch to mispredict
+        out[j] = fresh if (z & _LOW) < threshold else w
+
+
+@njit(cache=True, nogil=True)
+def _perturb(genome, threshold, sigma, key, out):
+    s = key
+    for j in range(genome.shape[0]):
+        s += _GOLDEN
+        z = mix64(s)
+        w = genome[j]
+        if (z & _LOW) < threshold:
+            # Box-Muller: N(0, 1) from the draw's high 32 bits and one more 64-bit draw
+            s += _GOLDEN
+            u1 = (np.float64(np.int64(z >> np.uint64(32))) + 1.0) * _TO_UNIT          # (0, 1]
+            u2 = np.float64(np.int64(mix64(s) >> np.uint64(11))) * 2.0 ** -53
+            w = min(1.0, max(-1.0, w + sigma * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)))
+        out[j] = w
+
+
+def _out(genome: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    return np.empty_like(genome) if out is None else out
+
+
+def uniform_recombination(a: np.ndarray, b: np.ndarray, rng: np.random.Generator,
+                          out: np.ndarray | None = None) -> np.ndarray:
+    """One child taking each weight from parent ``a`` or ``b`` with equal chance (into
+    ``out`` if given)."""
+    child = _out(a, out)
+    _recombine(a, b, _key(rng), child)
+    return child
+
+
+def annealed_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator,
+                      out: np.ndarray | None = None) -> np.ndarray:
     """With probability ``rate`` the member mutates: each weight is then replaced with
-    probability ``rate / 2`` by a fresh draw from U(-1, 1)."""
+    probability ``rate / 2`` by a fresh draw from U(-1, 1) (32 random bits, more than the
+    float32 the networks play with). Returns a new array, or
+    ``out`` (which may be ``genome`` itself)."""
+    result = _out(genome, out)
     if rng.random() >= rate:
-        return genome
-    mask = rng.random(genome.shape[0]) < rate / 2
-    out = genome.copy()
-    out[mask] = rng.uniform(-1.0, 1.0, int(mask.sum()))
-    return out
+        result[...] = genome
+    else:
+        _reset(genome, _threshold(rate / 2), _key(rng), result)
+    return result
 
 
-def gaussian_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator, sigma: float = 0.1) -> np.ndarray:
+def gaussian_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator, sigma: float = 0.1,
+                      out: np.ndarray | None = None) -> np.ndarray:
     """With probability ``rate`` the member mutates: each weight is then perturbed with
     probability ``rate / 2`` by N(0, sigma) and clamped to [-1, 1]."""
+    result = _out(genome, out)
     if rng.random() >= rate:
-        return genome
-    mask = rng.random(genome.shape[0]) < rate / 2
-    out = genome.copy()
-    out[mask] = np.clip(out[mask] + rng.normal(0.0, sigma, int(mask.sum())), -1.0, 1.0)
-    return out
+        result[...] = genome
+    else:
+        _perturb(genome, _threshold(rate / 2), sigma, _key(rng), result)
+    return result
 
 
 def truncation(fitness: np.ndarray, fraction: float) -> np.ndarray:
@@ -57,17 +131,17 @@ def next_generation(population: np.ndarray, fitness: np.ndarray, rate: float, to
     parent into one child until the population is full; then every member (parents
     included, unless ``mutate_parents`` is false) may mutate."""
     size = population.shape[0]
-    parents = population[toolbox.select(fitness)]
-    children = []
-    i = 0
-    while len(parents) + len(children) < size:
-        a = i % len(parents)
-        b = (a + 1 + rng.integers(len(parents) - 1)) % len(parents)
-        children.append(toolbox.mate(parents[a], parents[b], rng))
-        i += 1
-    nxt = np.concatenate([parents, np.array(children).reshape(-1, population.shape[1])])
-    first = 0 if mutate_parents else len(parents)
-    return np.stack([g if i < first else toolbox.mutate(g, rate, rng) for i, g in enumerate(nxt)])
+    chosen = toolbox.select(fitness)
+    n_parents = len(chosen)
+    nxt = np.empty_like(population)
+    nxt[:n_parents] = population[chosen]
+    for i in range(size - n_parents):
+        a = i % n_parents
+        b = (a + 1 + rng.integers(n_parents - 1)) % n_parents
+        toolbox.mate(nxt[a], nxt[b], rng, out=nxt[n_parents + i])
+    for i in range(0 if mutate_parents else n_parents, size):
+        toolbox.mutate(nxt[i], rate, rng, out=nxt[i])
+    return nxt
 
 
 def make_toolbox(fraction: float = 0.5, mutation: str = "reset", sigma: float = 0.1) -> base.Toolbox:

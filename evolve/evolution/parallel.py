@@ -1,5 +1,5 @@
 """Where a generation's tables are played: in process, by the parent and local loky
-worker processes together (``ParentAndWorkers``), or on Dask.
+worker processes (or threads) together (``ParentAndWorkers``), or on Dask.
 
 A runner plays ``play_chunk`` over all tables of a job (a tuple of plain arrays) and
 returns the records in table order, so the results are identical for any number of
@@ -129,7 +129,7 @@ class ParentAndWorkers:
     4-11% faster on 60-240 tables.) Chunk sizes never change the results: every table's
     deals and random streams are keyed by its index."""
 
-    def __init__(self, executor, share: LocalShare):
+    def __init__(self, executor, share: LocalShare | None):
         self.executor = executor
         self.share = share
         self.thread = ThreadPoolExecutor(1)
@@ -149,7 +149,7 @@ class ParentAndWorkers:
         return np.concatenate([[0], np.linspace(first, n_tables, chunks).astype(int)])
 
     def _submit(self, job: tuple, bounds: np.ndarray):
-        shared = self.share.tasks([job])[0]
+        shared = self.share.tasks([job])[0] if self.share else job   # no share: threads of this process
         futures = []
         for a, b in zip(bounds[1:-1], bounds[2:]):
             future = self.executor.submit(play_shared_chunk, *shared, int(a), int(b))
@@ -192,11 +192,22 @@ def even_bounds(n_tables: int, chunks: int) -> np.ndarray:
 def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
     """Context manager yielding ``runner(job, n_tables, chunks) -> list`` of the records of
     ``play_chunk(*job, first, last)`` over all tables in order (None for in-process)."""
-    if workers <= 1 and backend == "loky":
+    if workers <= 1 and backend in ("loky", "threads"):
         yield None
         return
     from joblib import Parallel, delayed, parallel_config
 
+    if backend == "threads":
+        # play_batch releases the GIL: threads of this process play side by side, on the
+        # same arrays, with nothing to copy or pickle
+        pool = ThreadPoolExecutor(workers - 1)
+        runner = ParentAndWorkers(pool, None)
+        try:
+            yield runner
+        finally:
+            runner.close()
+            pool.shutdown()
+        return
     if backend == "loky":
         from joblib.executor import get_memmapping_executor
 
@@ -210,7 +221,7 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
             share.close()
         return
     if backend != "dask":
-        raise UsageError(f"parallel backend {backend!r} is invalid; valid: loky, dask")
+        raise UsageError(f"parallel backend {backend!r} is invalid; valid: loky, threads, dask")
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
