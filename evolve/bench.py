@@ -587,7 +587,9 @@ def format_evolution(res: dict) -> str:
 def _add_evolution(sub) -> None:
     p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
     p.add_argument("--config", default="experiments/spades_cardbased.toml", help="experiment TOML")
-    p.add_argument("--games", type=_positive_int, default=60, help="tables per generation (default 60)")
+    p.add_argument("--games", type=_positive_int, default=240,
+                   help="tables per generation (default 240: with 16 rounds, 64x the study's 60-round generations, "
+                        "a budget where parallel evaluation matters)")
     p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
     p.add_argument("--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)")
     p.add_argument("--backend", choices=("loky", "threads", "dask"), help="parallel backend (default: the config's)")

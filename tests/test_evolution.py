@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolve.agents.champion import load_champion
+from evolve.agents import load_champion
 from evolve.evolution.checkpoint import load_checkpoint
 from evolve.evolution.config import ConfigError, load_config
 from evolve.evolution.operators import (annealed_mutation, gaussian_mutation, make_toolbox, mutation_rate, next_generation,
