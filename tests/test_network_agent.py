@@ -117,6 +117,20 @@ def packed_at(arch, genome, lo=3):
 # ----------------------------------------------------------------------------- tests
 
 
+@pytest.mark.parametrize("game_name", GAMES)
+def test_pack_many_equals_pack_of_each_row(game_name):
+    game = make_game(game_name)
+    for encoding in ENCODINGS:
+        arch = Architecture.for_game(game, encoding, hidden=(20, 17))
+        rng = np.random.default_rng(4)
+        genomes = np.stack([arch.random_genome(rng) * rng.uniform(0.01, 1) for _ in range(19)])  # 19: blocks 8, 8, 3
+        many = arch.pack_many(genomes)
+        assert many.shape == (19, arch.packed_size)
+        for row, genome in zip(many, genomes):
+            assert np.array_equal(row.view(np.uint64), arch.pack(genome).view(np.uint64))
+        assert len(set(many[:, H_W1_ID].tolist())) == 19
+
+
 @pytest.mark.parametrize("shape", [None, (300, 20), (17, 5), (16, 33)])
 @pytest.mark.parametrize("bias", [True, False])
 def test_pack_layout_round_trip(shape, bias):

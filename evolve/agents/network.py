@@ -81,6 +81,7 @@ H_W1_ID = 6
 SUIT_INPUTS = 4
 LANES = 16      # float32 per vector register (AVX-512); hidden layers are padded to it
 KMAX = 16       # most vector accumulators of one pass over a weight matrix
+PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
 # W1 fixed point: |sum of the active rows x input values| must stay below 2**31. Card
 # inputs are 0/1 with at most n_cards + 1 <= 65 active; hand inputs add at most
 # 52 slots x (13 + 1) + 1 = 729 per weight. The scale is 2**-bits, one bit coarser for
@@ -801,16 +802,23 @@ class Architecture:
         return self.pack_many(self._checked(genome)[None, :])[0]
 
     def pack_many(self, genomes: np.ndarray) -> np.ndarray:
-        """Parameter vectors of many genomes, one row each (``pack`` of every row, in one
-        pass of array operations)."""
+        """Parameter vectors of many genomes, one row each (``pack`` of every row, by array
+        operations over blocks of rows)."""
         genomes = np.asarray(genomes, dtype=np.float64)
         if genomes.ndim != 2 or genomes.shape[1] != self.genome_size:
             raise ValueError(f"genomes have shape {genomes.shape}, architecture expects [n, {self.genome_size}]")
+        out = np.zeros((genomes.shape[0], self.packed_size), np.float64)
+        # blocks of a few networks keep the temporaries in cache: 60 study networks in
+        # one pass took ~13 ms, in blocks of 8 ~4.5 ms
+        for start in range(0, genomes.shape[0], PACK_BLOCK):
+            self._pack_into(genomes[start:start + PACK_BLOCK], out[start:start + PACK_BLOCK])
+        return out
+
+    def _pack_into(self, genomes: np.ndarray, out: np.ndarray) -> None:
         n = genomes.shape[0]
         p = self._split(genomes)
         p1, p2 = padded(self.n_h1), padded(self.n_h2)
         q1, scale = quantize_w1(p["W1"], self.encoding)
-        out = np.zeros((n, self.packed_size), np.float64)
         out[:, :5] = [ENC_CARD if self.encoding == "card" else ENC_HAND, self.n_in, self.n_h1, self.n_h2, self.n_out]
         out[:, H_W1_SCALE] = scale
         words = out[:, HEADER:].view(np.uint32)        # the weights, 4-byte words
@@ -825,7 +833,6 @@ class Architecture:
         f32[:, pos:pos + self.n_out * p2].reshape(n, self.n_out, p2)[:, :, :self.n_h2] = p["W3T"]
         pos += self.n_out * p2
         f32[:, pos:pos + self.n_out] = p["b3"]
-        return out
 
     @property
     def packed_size(self) -> int:
