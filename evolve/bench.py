@@ -619,8 +619,35 @@ def _add_agents(sub) -> None:
     p.set_defaults(run=run_agents, show=format_agents, options=_options_of(p))
 
 
+def run_networks(args) -> dict:
+    from evolve.bench_network import bench_networks
+
+    encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
+    for e in encodings:
+        if e not in ("card", "hand"):
+            raise UsageError(f"--encodings: unknown encoding {e!r}; valid: card, hand")
+    return bench_networks(args.seconds, args.games, encodings, args.repeats)
+
+
+def format_networks(res: dict) -> str:
+    from evolve.bench_network import format_networks as fmt
+
+    return fmt(res)
+
+
+def _add_networks(sub) -> None:
+    p = sub.add_parser("networks", help="four evolved-network seats: rounds/s per game and encoding on one core")
+    p.add_argument("--games", type=_games_arg, default=list(ENGINE_GAMES), help="comma-separated games")
+    p.add_argument("--encodings", default="card,hand", help="comma-separated encodings (card, hand)")
+    p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
+    p.add_argument("--repeats", type=_positive_int, default=3)
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(run=run_networks, show=format_networks, options=_options_of(p))
+
+
 # subcommand name -> function adding its parser
-SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "evolution": _add_evolution, "agents": _add_agents}
+SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "networks": _add_networks,
+                                                 "evolution": _add_evolution, "agents": _add_agents}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,13 +11,11 @@ processes on a busy machine), the network card decisions per second, and the sha
 deals that reached card play (Euchre deals that everybody passes are redealt without play,
 so its rounds/s mostly measures bidding).
 
-Run alone: ``python -m evolve.bench_network [--seconds S] [--json]``.
+Run: ``python -m evolve.bench networks [--seconds S] [--json]``.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import time
 from typing import Any, Sequence
 
@@ -94,29 +92,24 @@ def bench_networks(seconds: float = 1.5, games: Sequence[str] = GAMES, encodings
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seconds", type=float, default=1.5)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--games", default=",".join(GAMES))
-    ap.add_argument("--encodings", default=",".join(ENCODINGS))
-    ap.add_argument("--json", action="store_true")
-    a = ap.parse_args(argv)
-    res = bench_networks(a.seconds, a.games.split(","), a.encodings.split(","), a.repeats)
-    if a.json:
-        print(json.dumps(res, indent=2))
-        return
+def format_networks(res: dict) -> str:
+    """The table ``python -m evolve.bench networks`` prints."""
+    lines = []
     for g, row in res.items():
         if g == "target":
             continue
         for e, r in row.items():
             arch = r["architecture"]
-            print(f"{g:7s} {e:5s} {arch['n_in']:4d}-{arch['n_h1']}-{arch['n_h2']}-{arch['n_out']:<3d} "
-                  f"{r['rounds_per_s']:>11,.0f} rounds/s  (cpu {r['cpu_rounds_per_s']:>11,.0f}; "
-                  f"{r['decisions_per_s']:>11,.0f} decisions/s; played {r['played_share']:.0%})")
+            lines.append(f"{g:7s} {e:5s} {arch['n_in']:4d}-{arch['n_h1']}-{arch['n_h2']}-{arch['n_out']:<3d} "
+                         f"{r['rounds_per_s']:>11,.0f} rounds/s  (cpu {r['cpu_rounds_per_s']:>11,.0f}; "
+                         f"{r['decisions_per_s']:>11,.0f} decisions/s; played {r['played_share']:.0%})")
     t = res["target"]
-    print(f"target: {t['name']} >= {t['threshold']:,}: {t['value'] or 0:,.0f} -> {'PASS' if t['pass'] else 'FAIL'}")
+    if t["value"] is not None:
+        lines.append(f"target: {t['name']} >= {t['threshold']:,}: {t['value']:,.0f} -> {'PASS' if t['pass'] else 'MISS'}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    main()
+    from evolve.bench import main
+
+    raise SystemExit(main(["networks", *__import__("sys").argv[1:]]))

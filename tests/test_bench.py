@@ -47,6 +47,18 @@ def test_engine_json_smoke():
         assert row["compiled"] >= 0
 
 
+def test_networks_table_in_process(capsys):
+    assert bench.main(["networks", "--games", "sueca", "--encodings", "hand", "--seconds", "0.05", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "sueca" in out and "hand" in out and "rounds/s" in out and "target" not in out
+    assert bench.main(["networks", "--games", "spades", "--encodings", "card", "--seconds", "0.05", "--repeats", "1",
+                       "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    row = res["spades"]["card"]
+    assert row["architecture"]["n_h1"] == 156 and row["rounds_per_s"] > 0 and row["played_share"] == 1.0
+    assert res["target"]["threshold"] == 15_000 and res["target"]["pass"] == (row["rounds_per_s"] >= 15_000)
+
+
 def test_evolution_json_smoke():
     p = _run("evolution", "--games", "8", "--rounds", "4", "--repeats", "2", "--backend", "threads", "--json")
     assert p.returncode == 0, p.stderr
@@ -74,6 +86,7 @@ def test_engine_table_in_process(capsys):
         (["engine", "--games", "spades,poker"], "'poker'"),
         (["engine", "--deals", "0"], "'0'"),
         (["engine", "--nope"], "'--nope'"),
+        (["networks", "--encodings", "card,deep"], "'deep'"),
     ],
 )
 def test_bad_arguments_exit_2(args, needle, capsys):
