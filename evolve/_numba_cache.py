@@ -52,3 +52,14 @@ def configure() -> str | None:
     except OSError:
         pass
     return str(target)
+
+
+def kernels_cached() -> bool:
+    """Whether the game kernel is already compiled for this machine and source (a first
+    run compiles for about two minutes); True when unknown."""
+    import numba
+
+    folder = Path(numba.config.CACHE_DIR or "")
+    if not numba.config.CACHE_DIR or not folder.is_dir():
+        return True
+    return any(folder.rglob("engine.play_batch-*.nbc"))

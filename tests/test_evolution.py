@@ -335,3 +335,15 @@ def test_parent_and_workers_give_the_in_process_records():
             assert all(np.array_equal(a, b) for a, b in zip(alone, together))
             shares.append(runner.split(400, 2)[1])
     assert len(set(shares)) > 1, shares
+
+
+def test_cold_kernel_cache_is_detected(tmp_path, monkeypatch):
+    import numba
+
+    from evolve._numba_cache import kernels_cached
+
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    assert not kernels_cached()
+    (tmp_path / "evolve_x").mkdir()
+    (tmp_path / "evolve_x" / "engine.play_batch-41.py311.1.nbc").write_bytes(b"")
+    assert kernels_cached()

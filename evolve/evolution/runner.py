@@ -10,6 +10,7 @@ number of workers or the backend.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,6 +222,7 @@ class Evolution:
         if not resume:
             self.run_dir.mkdir(parents=True, exist_ok=True)
             (self.run_dir / "config.json").write_text(json.dumps(self.config.as_dict(), indent=2, default=str) + "\n")
+        self.warm_up(state.population)
         for r in self.reporters:
             r.start(self, state)
         with make_runner(self.config.parallel["backend"], self.workers, self.config.parallel["scheduler"]) as runner:
@@ -232,6 +234,20 @@ class Evolution:
         for r in self.reporters:
             r.end(self, state)
         return state
+
+    def warm_up(self, population: np.ndarray) -> None:
+        """Compile (or load) the kernels before the progress bar starts its clock: one
+        table of one round, and breeding four members."""
+        from dataclasses import replace
+
+        from evolve._numba_cache import kernels_cached
+
+        if self.progress and not kernels_cached():
+            print("compiling the game kernels for this machine (once per version, about two minutes)...",
+                  file=sys.stderr, flush=True)
+        few = population[: min(4, len(population))]
+        replace(self.tournament, games=1, rounds=1).evaluate(self.member_specs(few), 0, 0)
+        next_generation(few.copy(), np.arange(len(few), dtype=float), 0.5, self.toolbox, np.random.default_rng(0))
 
     def logbook(self, state: RunState) -> tools.Logbook:
         """The run's statistics as a DEAP Logbook."""
