@@ -377,6 +377,7 @@ def run_engine(args: argparse.Namespace) -> dict:
     # CPUs' worth of time used by other processes while the bench ran (should be ~0)
     result["load_average"] = {"start": load_start, "end": _loadavg(), "other_cpus": other, "wall_s": wall}
     result["targets_pass"] = all(t["pass"] is True for t in all_targets) if all_targets else None
+    result["targets_met"] = [sum(t["pass"] is True for t in all_targets), len(all_targets)]
     return result
 
 
@@ -489,7 +490,8 @@ def format_engine(res: dict) -> str:
         if (other is not None and other > 0.1) or (other is None and load["start"] > 0.5):
             lines.append("WARNING: the machine was busy; figures are unreliable (rerun on an idle machine)")
     if res["targets_pass"] is not None:
-        lines.append("all targets: " + ("PASS" if res["targets_pass"] else "MISS"))
+        met, total = res["targets_met"]
+        lines.append(f"targets met: {met} of {total}" + (" (all)" if res["targets_pass"] else ""))
     return "\n".join(lines)
 
 
