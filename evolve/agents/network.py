@@ -58,7 +58,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from evolve.games.bits import ONE, ZERO, bit, count, has, lowest, mix64
+from evolve.games.bits import GOLDEN, ONE, ZERO, bit, count, has, lowest, mix64
 from evolve.games.rules import GAME_EUCHRE, P_GAME, P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS
 from evolve.games.state import (
     HISTORY,
@@ -717,10 +717,8 @@ def _w1_ids(w1: np.ndarray, scale: np.ndarray) -> np.ndarray:
         _ID_MULTIPLIERS[words.shape[1]] = mult
     with np.errstate(over="ignore"):
         h = (words * mult).sum(axis=1, dtype=np.uint64)
-        h ^= scale.astype(np.float64).view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        h ^= h >> np.uint64(31)
+        h ^= scale.astype(np.float64).view(np.uint64) * GOLDEN
+        h = mix64.py_func(h)                   # the engine's finaliser, on the whole array
     return (h >> np.uint64(11)).astype(np.float64)
 
 

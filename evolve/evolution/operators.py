@@ -8,7 +8,7 @@ import numpy as np
 from deap import base
 from numba import njit
 
-from evolve.games.bits import mix64
+from evolve.games.bits import next_u64
 
 # Each operator call draws one 64-bit key from the run's Generator; the kernel draws the
 # per-weight randomness from a SplitMix64 stream of that key (the engine's generator): one
@@ -16,7 +16,6 @@ from evolve.games.bits import mix64
 # value. Breeding a generation of 60 study networks (57,148 weights each) took ~46 ms
 # with numpy draws per weight, more than the study's tournament.
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _LOW = np.uint64(0xFFFFFFFF)
 _TO_UNIT = 2.0 ** -32
 
@@ -32,11 +31,10 @@ def _threshold(p: float) -> np.uint64:
 
 @njit(cache=True, nogil=True)
 def _recombine(a, b, key, out):
-    s = key
+    state = np.full(1, key)
     n = a.shape[0]
     for start in range(0, n, 64):
-        s += _GOLDEN
-        bits = mix64(s)                        # 64 fair coins
+        bits = next_u64(state, 0)              # 64 fair coins
         for j in range(start, min(start + 64, n)):
             x, y = a[j], b[j]                  # both loaded first: a select, not a branch to mispredict
             out[j] = x if bits & np.uint64(1) else y
@@ -45,10 +43,9 @@ def _recombine(a, b, key, out):
 
 @njit(cache=True, nogil=True)
 def _reset(genome, threshold, key, out):
-    s = key
+    state = np.full(1, key)
     for j in range(genome.shape[0]):
-        s += _GOLDEN
-        z = mix64(s)
+        z = next_u64(state, 0)
         fresh = np.float64(np.int64(z >> np.uint64(32))) * (2.0 * _TO_UNIT) - 1.0   # U[-1, 1), 32 bits
         w = genome[j]                          # loaded first: a select, not a branch to mispredict
         out[j] = fresh if (z & _LOW) < threshold else w
@@ -56,22 +53,26 @@ def _reset(genome, threshold, key, out):
 
 @njit(cache=True, nogil=True)
 def _perturb(genome, threshold, sigma, key, out):
-    s = key
+    state = np.full(1, key)
     for j in range(genome.shape[0]):
-        s += _GOLDEN
-        z = mix64(s)
+        z = next_u64(state, 0)
         w = genome[j]
         if (z & _LOW) < threshold:
             # Box-Muller: N(0, 1) from the draw's high 32 bits and one more 64-bit draw
-            s += _GOLDEN
             u1 = (np.float64(np.int64(z >> np.uint64(32))) + 1.0) * _TO_UNIT          # (0, 1]
-            u2 = np.float64(np.int64(mix64(s) >> np.uint64(11))) * 2.0 ** -53
+            u2 = np.float64(np.int64(next_u64(state, 0) >> np.uint64(11))) * 2.0 ** -53
             w = min(1.0, max(-1.0, w + sigma * np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)))
         out[j] = w
 
 
 def _out(genome: np.ndarray, out: np.ndarray | None) -> np.ndarray:
     return np.empty_like(genome) if out is None else out
+
+
+def _keep(genome: np.ndarray, result: np.ndarray) -> None:
+    """An unmutated member: a copy, unless it is its own output (breeding in place)."""
+    if result is not genome:
+        result[...] = genome
 
 
 def uniform_recombination(a: np.ndarray, b: np.ndarray, rng: np.random.Generator,
@@ -91,7 +92,7 @@ def annealed_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator,
     ``out`` (which may be ``genome`` itself)."""
     result = _out(genome, out)
     if rng.random() >= rate:
-        result[...] = genome
+        _keep(genome, result)
     else:
         _reset(genome, _threshold(rate / 2), _key(rng), result)
     return result
@@ -103,7 +104,7 @@ def gaussian_mutation(genome: np.ndarray, rate: float, rng: np.random.Generator,
     probability ``rate / 2`` by N(0, sigma) and clamped to [-1, 1]."""
     result = _out(genome, out)
     if rng.random() >= rate:
-        result[...] = genome
+        _keep(genome, result)
     else:
         _perturb(genome, _threshold(rate / 2), sigma, _key(rng), result)
     return result

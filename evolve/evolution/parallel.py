@@ -86,17 +86,12 @@ class LocalShare:
             if mapped.shape == a.shape and mapped.dtype == a.dtype:
                 mapped[...] = a
                 return ref
-            del mapped
             Path(ref.path).unlink(missing_ok=True)
         path = self.folder / f"a{next(self.counter)}.npy"
         mapped = np.lib.format.open_memmap(path, mode="w+", dtype=a.dtype, shape=a.shape)
         mapped[...] = a
-        entry = (SharedArray(str(path), os.stat(path).st_ino), mapped)
-        if slot < len(self.files):
-            self.files[slot] = entry
-        else:
-            self.files.append(entry)
-        return entry[0]
+        self.files[slot:slot + 1] = [(SharedArray(str(path), os.stat(path).st_ino), mapped)]
+        return self.files[slot][0]
 
     def tasks(self, tasks):
         """The tasks with every large array replaced by a ``SharedArray``."""
@@ -195,33 +190,30 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
     if workers <= 1 and backend in ("loky", "threads"):
         yield None
         return
-    from joblib import Parallel, delayed, parallel_config
+    if backend in ("loky", "threads"):
+        if backend == "threads":
+            # play_batch releases the GIL: threads of this process play side by side, on
+            # the same arrays, with nothing to copy or pickle
+            executor, share = ThreadPoolExecutor(workers - 1), None
+        else:
+            from joblib.executor import get_memmapping_executor
 
-    if backend == "threads":
-        # play_batch releases the GIL: threads of this process play side by side, on the
-        # same arrays, with nothing to copy or pickle
-        pool = ThreadPoolExecutor(workers - 1)
-        runner = ParentAndWorkers(pool, None)
+            # joblib's own reusable loky pool (the one ``Parallel`` uses, so both can coexist)
+            executor, share = get_memmapping_executor(workers - 1), LocalShare()
+        runner = ParentAndWorkers(executor, share)
         try:
             yield runner
         finally:
             runner.close()
-            pool.shutdown()
-        return
-    if backend == "loky":
-        from joblib.executor import get_memmapping_executor
-
-        share = LocalShare()
-        # joblib's own reusable loky pool (the one ``Parallel`` uses, so both can coexist)
-        runner = ParentAndWorkers(get_memmapping_executor(workers - 1), share)
-        try:
-            yield runner
-        finally:
-            runner.close()
-            share.close()
+            if share is None:
+                executor.shutdown()           # our threads; loky's pool is reused by joblib
+            else:
+                share.close()
         return
     if backend != "dask":
         raise UsageError(f"parallel backend {backend!r} is invalid; valid: loky, threads, dask")
+    from joblib import Parallel, delayed, parallel_config
+
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -238,8 +238,6 @@ class Evolution:
     def warm_up(self, population: np.ndarray) -> None:
         """Compile (or load) the kernels before the progress bar starts its clock: one
         table of one round, and breeding four members."""
-        from dataclasses import replace
-
         from evolve._numba_cache import kernels_cached
 
         if self.progress and not kernels_cached():

@@ -31,7 +31,7 @@ def kernel(fn=None, *, fastmath=False):
 
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
@@ -125,7 +125,7 @@ N_STREAMS = 5
 @njit(cache=True, inline="always")
 def next_u64(rngs, k):
     """Advance SplitMix64 stream ``k`` of ``rngs`` and return 64 random bits."""
-    rngs[k] += _GOLDEN
+    rngs[k] += GOLDEN
     return mix64(rngs[k])
 
 
@@ -152,7 +152,7 @@ def random_card(rngs, k, mask):
 def deal_key(key, index):
     """Key of deal ``index``: a hash, not an offset, so that neighbouring deals never share
     a stretch of their streams."""
-    return mix64(key ^ mix64(np.uint64(index) + _GOLDEN))
+    return mix64(key ^ mix64(np.uint64(index) + GOLDEN))
 
 
 @njit(cache=True, inline="always")
