@@ -202,17 +202,14 @@ def validate(data: dict, path: Path | None = None) -> Config:
     from evolve.agents.registry import parse_seat
 
     g = make_game(game, **out["game_options"])
-    for section, key in (("evolution", "opponents"), ("benchmark", "opponents"), ("imitation", "opponents")):
-        for seat in out[section][key]:
-            try:
-                parse_seat(seat, g)
-            except UsageError as e:
-                fail(f"{section}.{key}", f"seat {seat!r}: {e}")
-    if out["imitation"]["teacher"]:
+    seats = [(f"{section}.opponents", seat) for section in ("evolution", "benchmark", "imitation")
+             for seat in out[section]["opponents"]]
+    seats += [("imitation.teacher", out["imitation"]["teacher"])] if out["imitation"]["teacher"] else []
+    for key, seat in seats:
         try:
-            parse_seat(out["imitation"]["teacher"], g)
+            parse_seat(seat, g)
         except UsageError as e:
-            fail("imitation.teacher", f"seat {out['imitation']['teacher']!r}: {e}")
+            fail(key, f"seat {seat!r}: {e}")
     ev = out["evolution"]
     if ev["opponent_share"] > 0 and not ev["opponents"]:
         fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")
