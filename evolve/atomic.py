@@ -32,3 +32,25 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def read_npz(path: str | Path, what: str) -> dict:
+    """Every array of the ``.npz`` at ``path`` (never unpickling anything). A missing,
+    truncated or foreign file is one ``UsageError`` naming the file and ``what`` it should
+    be; numpy's own advice (to allow pickles) is never passed on."""
+    import zipfile
+
+    import numpy as np
+
+    from evolve.errors import UsageError
+
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: np.array(data[name]) for name in data.files}
+    except FileNotFoundError:
+        raise UsageError(f"{path}: not found; expected {what}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder; expected {what}") from None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError):
+        raise UsageError(f"{path}: corrupt or truncated file (not a readable .npz); expected {what}") from None

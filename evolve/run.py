@@ -7,12 +7,16 @@ benchmarks it against the baselines, printing an ATpR table.
 
     python -m evolve.run experiments/spades_cardbased.toml
     python -m evolve.run experiments/spades_cardbased.toml --resume
+    python -m evolve.run experiments/spades_cardbased.toml --resume --generations 400   # extend a run
+    python -m evolve.run experiments/spades_cardbased.toml --overwrite                  # start anew
     python -m evolve.run experiments/euchre_cardbased.toml --generations 20 --workers 2 --out /tmp/run
 """
 
 from __future__ import annotations
 
 import json
+import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -24,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m evolve.run``."""
     p = Parser(prog="python -m evolve.run", description="Evolve agents as an experiment file says, then benchmark the champion.")
     p.add_argument("config", help="experiment TOML file, e.g. experiments/spades_cardbased.toml")
-    p.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoint")
+    p.add_argument("--resume", action="store_true", help="continue a run from its checkpoint; with --generations or a "
+                   "config whose generations/patience/max_generations changed, extend a finished run")
+    p.add_argument("--overwrite", action="store_true", help="start anew in a run folder that holds a run (deletes it)")
     p.add_argument("--generations", type=int, help="run exactly this many generations (overrides generations, patience stop)")
     p.add_argument("--seed", type=int, help="override experiment.seed")
     p.add_argument("--workers", type=int, help="override parallel.workers (results do not depend on it)")
@@ -35,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from evolve.evolution.benchmark import benchmark, render
     from evolve.evolution.config import load_config
-    from evolve.evolution.runner import Evolution
+    from evolve.evolution.runner import Evolution, RunInterrupted
 
     cfg = load_config(args.config)
     if args.generations is not None:
@@ -53,19 +59,35 @@ def main(argv: list[str] | None = None) -> int:
                     progress=not args.no_progress and sys.stderr.isatty() or False)
     if not args.no_progress and not sys.stderr.isatty():
         evo.reporters[0].enabled = True
-    state = evo.run(resume=args.resume)
+    if args.resume and args.overwrite:
+        raise UsageError("--resume and --overwrite exclude each other: continue the run, or start anew")
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        state = evo.run(resume=args.resume, overwrite=args.overwrite)
+    except RunInterrupted as stop:
+        again = ["python", "-m", "evolve.run", args.config, "--resume"]
+        for flag, value in (("--out", args.out), ("--generations", args.generations), ("--seed", args.seed)):
+            again += [flag, str(value)] if value is not None else []
+        print(f"evolve.run: interrupted after {stop.generation} generations, all of them checkpointed in "
+              f"{stop.run_dir}. Continue with: {shlex.join(again)}", file=sys.stderr)
+        return 130
     champion = evo.champion(state)
     path = evo.export_champion(state, champion)
     print(f"{cfg.name}: {state.generation} generations, best fitness {state.hof_fitness:.4f} "
           f"(generation {state.hof_generation}); champion {path}; curves {evo.plot_dir / 'fitness.png'}")
     deals = cfg.benchmark["deals"]
     if deals and not args.no_benchmark:
-        spec = champion.spec("champion", cfg.network["bidder"])
+        spec = champion.spec("champion")
         rows = benchmark(spec, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 1, evo.workers)
         (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
         print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
         print(render(rows, evo.game.partnership))
     return 0
+
+
+def _interrupt(signum, frame):
+    """SIGTERM stops a run like Ctrl-C: checkpoint, then say how to continue."""
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""Evolved champions on disk: ``champion.npz`` (named weight arrays, no pickle) plus
-``champion.json`` (game, encoding, layer sizes, fitness kind, generation, seed, config hash,
-package version). ``load_champion(path)`` returns a ``Champion``; the seat string
-``champion:PATH`` plays it in the arena, configs and benchmarks."""
+"""Evolved champions on disk: ``champion.npz`` (named arrays, no pickle) plus
+``champion.json`` (what kind of agent it is, game, fitness, generation, seed, config hash,
+package version; for a network its architecture, for a parametric agent its kind, the
+half of the seat it fills and what it was paired with). ``load_champion(path)`` returns a
+``Champion``; the seat string ``champion:PATH`` plays it in the arena, configs and
+benchmarks, and ``champion:PATH@X`` pairs it with another bidder (networks, card-play
+genomes) or another card-play seat (bidding genomes)."""
 
 from __future__ import annotations
 
@@ -11,40 +14,56 @@ from pathlib import Path
 
 import numpy as np
 
+from evolve.agents.evolvable import NetworkAgent, ParametricAgent
 from evolve.agents.network import Architecture
-from evolve.atomic import atomic_write
-from evolve.agents.registry import BIDDERS, AgentSpec, bidder_from, BIDDER_OPTIONS
+from evolve.agents.registry import AgentSpec
+from evolve.atomic import atomic_write, read_npz
 from evolve.errors import UsageError
+
+CHAMPION_FILE = "a champion.npz written by python -m evolve.run"
 
 
 @dataclass(frozen=True)
 class Champion:
-    """An evolved network: its architecture, genome and metadata."""
+    """An evolved agent: what it is (``agent``), its genome in natural units and metadata."""
 
-    arch: Architecture
+    agent: NetworkAgent | ParametricAgent
     genome: np.ndarray
     meta: dict = field(default_factory=dict)
 
-    def spec(self, name: str = "champion", bidder: str = "simple") -> AgentSpec:
-        """The seat's ``AgentSpec`` (card play by the network, bids by ``bidder``)."""
-        opts = {k: o.default for k, o in BIDDER_OPTIONS.items()}
-        opts["bidder"] = bidder
-        kind, params = bidder_from(opts)
-        return AgentSpec(name, self.arch.kind, self.arch.pack(self.genome), kind, params, self.arch.work_size)
+    def __post_init__(self):
+        if isinstance(self.agent, Architecture):     # Champion(arch, genome): a network with the simple bidder
+            object.__setattr__(self, "agent", NetworkAgent(self.agent))
+
+    @property
+    def arch(self) -> Architecture | None:
+        """The network's architecture (None for a parametric agent)."""
+        return getattr(self.agent, "arch", None)
+
+    @property
+    def game(self) -> str:
+        return self.arch.game if self.arch is not None else self.agent.game.name
+
+    def spec(self, name: str = "champion", pair: str | None = None) -> AgentSpec:
+        """The seat's ``AgentSpec``; ``pair`` replaces what it was evolved with (a bidder
+        name, or for a bidding genome a card-play seat string)."""
+        agent = self.agent.paired(pair) if pair else self.agent
+        return agent.specs(self.genome[None, :], [name])[0]
 
 
 def save_champion(directory: str | Path, champion: Champion) -> Path:
     """Write ``champion.npz`` and ``champion.json`` into ``directory`` atomically."""
     directory = Path(directory)
-    arrays = champion.arch.unpack(champion.genome)
+    arrays = champion.agent.blocks(champion.genome)
     atomic_write(directory / "champion.npz", lambda f: np.savez(f, **arrays))
-    meta = {**champion.meta, "architecture": champion.arch.to_json()}
+    meta = {**champion.meta, **champion.agent.to_json()}
     atomic_write(directory / "champion.json", lambda f: f.write((json.dumps(meta, indent=2) + "\n").encode()))
     return directory / "champion.npz"
 
 
 def load_champion(path: str | Path) -> Champion:
-    """Load a champion from its ``.npz`` (or its folder); the ``.json`` must sit beside it."""
+    """Load a champion from its ``.npz`` (or its folder); the ``.json`` must sit beside it.
+    Anything wrong with either file is one ``UsageError`` naming the file."""
     path = Path(path)
     if path.is_dir():
         path = path / "champion.npz"
@@ -55,28 +74,76 @@ def load_champion(path: str | Path) -> Champion:
         raise UsageError(f"champion metadata {str(meta_path)!r} not found (expected beside {path.name})")
     try:
         meta = json.loads(meta_path.read_text())
-        a = meta["architecture"]
-        arch = Architecture(a["game"], a["encoding"], int(a["n_in"]), int(a["n_h1"]), int(a["n_h2"]), int(a["n_out"]), bool(a["bias"]))
-    except (ValueError, KeyError, TypeError) as e:
+        if not isinstance(meta, dict):
+            raise ValueError("not a JSON object")
+    except (ValueError, UnicodeDecodeError) as e:
         raise UsageError(f"{meta_path}: invalid champion metadata ({e})") from None
+    data = read_npz(path, CHAMPION_FILE)
+    if "architecture" in meta:
+        agent = _network(meta, meta_path)
+    elif "agent" in meta:
+        agent = _parametric(meta, meta_path)
+    else:
+        raise UsageError(f"{meta_path}: neither 'architecture' nor 'agent' is given; expected the champion.json "
+                         "written beside a champion.npz")
+    genome = _genome(agent, data, path)
+    rest = {k: v for k, v in meta.items() if k not in ("architecture", "agent")}
+    return Champion(agent, genome, rest)
+
+
+def _network(meta: dict, meta_path: Path) -> NetworkAgent:
     try:
-        with np.load(path, allow_pickle=False) as data:
-            parts = [np.asarray(data[name], np.float64).ravel() for name, _ in arch.layers if arch.bias or not name.startswith("b")]
-            for (name, shape) in arch.layers:
+        a = meta["architecture"]
+        arch = Architecture(a["game"], a["encoding"], int(a["n_in"]), int(a["n_h1"]), int(a["n_h2"]), int(a["n_out"]),
+                            bool(a["bias"]))
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{meta_path}: invalid champion metadata ({e.__class__.__name__}: {e})") from None
+    return NetworkAgent(arch, meta.get("bidder", "simple"))
+
+
+def _parametric(meta: dict, meta_path: Path) -> ParametricAgent:
+    from evolve.agents.parametric import PARAMETRIC
+    from evolve.games.registry import make_game
+
+    try:
+        a = meta["agent"]
+        kind, pair, game_name = a["kind"], a["pair"], meta["game"]
+        options = dict(meta.get("game_options") or {})
+    except (KeyError, TypeError) as e:
+        raise UsageError(f"{meta_path}: invalid champion metadata (missing {e})") from None
+    definition = PARAMETRIC.get(kind)
+    if definition is None:
+        raise UsageError(f"{meta_path}: unknown parametric kind {kind!r}; known kinds: {', '.join(PARAMETRIC)}")
+    try:
+        game = make_game(game_name, **{k: v for k, v in options.items()})
+    except UsageError as e:
+        raise UsageError(f"{meta_path}: {e}") from None
+    return ParametricAgent(definition, game, pair)
+
+
+def _genome(agent, data: dict, path: Path) -> np.ndarray:
+    if isinstance(agent, NetworkAgent):
+        arch = agent.arch
+        try:
+            for name, shape in arch.layers:
                 if name in data and data[name].shape != shape:
                     raise ValueError(f"{name} has shape {data[name].shape}, expected {shape}")
-    except (ValueError, KeyError, OSError) as e:
-        raise UsageError(f"{path}: invalid champion weights ({e})") from None
-    genome = np.concatenate(parts)
-    return Champion(arch, genome, {k: v for k, v in meta.items() if k != "architecture"})
+            parts = [np.asarray(data[name], np.float64).ravel() for name, _ in arch.layers
+                     if arch.bias or not name.startswith("b")]
+        except (ValueError, KeyError) as e:
+            raise UsageError(f"{path}: invalid champion weights ({e.__class__.__name__}: {e})") from None
+        return np.concatenate(parts)
+    layout = agent.layout
+    genome = layout.join(data, str(path))
+    return layout.check(genome, str(path))
 
 
-def champion_seat(path: str, game, bidder: str = "simple") -> AgentSpec:
-    """The seat ``champion:PATH`` for ``game`` (UsageError if it was evolved for another)."""
+def champion_seat(path: str, game, pair: str = "") -> AgentSpec:
+    """The seat ``champion:PATH`` (or ``champion:PATH@X``) for ``game`` (UsageError if it
+    was evolved for another game)."""
     champ = load_champion(path)
-    if champ.arch.game != game.name:
-        raise UsageError(f"champion {path!r} plays {champ.arch.game}, not {game.name}")
-    if bidder not in BIDDERS:
-        raise UsageError(f"bidder {bidder!r} is invalid; valid values: {', '.join(BIDDERS)}")
-    return champ.spec(f"champion:{path}", bidder)
-
+    if champ.game != game.name:
+        raise UsageError(f"champion {path!r} plays {champ.game}, not {game.name}")
+    if isinstance(champ.agent, ParametricAgent) and champ.agent.game.options != game.options:
+        champ = Champion(ParametricAgent(champ.agent.definition, game, champ.agent.pair), champ.genome, champ.meta)
+    return champ.spec(f"champion:{path}", pair or None)

@@ -98,8 +98,9 @@ class Layout:
         if bad.size:
             i = int(bad[0])
             name = next(n for n, (a, z) in self.offsets.items() if a <= i < z)
-            j = i - self.offsets[name][0]
-            raise UsageError(f"{where}: {name}[{j}] = {g[i]!r} is out of bounds; expected a value in "
+            block = next(b for b in self.blocks if b.name == name)
+            j = ", ".join(str(int(k)) for k in np.unravel_index(i - self.offsets[name][0], block.shape))
+            raise UsageError(f"{where}: {name}[{j}] = {float(g[i])!r} is out of bounds; expected a value in "
                              f"[{self.lower[i]:g}, {self.upper[i]:g}]")
         return g
 

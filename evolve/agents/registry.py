@@ -95,10 +95,11 @@ def parse_seat(text: str, game) -> AgentSpec:
     if name == "champion":
         from evolve.agents.champion import champion_seat
 
-        path, _, bidder = rest.partition("@")
+        path, _, pair = rest.partition("@")
         if not path:
-            raise UsageError("seat 'champion:PATH' needs the path of a champion.npz (optionally PATH@bidder)")
-        return champion_seat(path, game, bidder or "simple")
+            raise UsageError("seat 'champion:PATH' needs the path of a champion.npz (optionally PATH@bidder, or "
+                             "PATH@seat for an evolved bidder)")
+        return champion_seat(path, game, pair)
     agent = AGENTS.get(name)
     if agent is None:
         raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENTS)}, champion:PATH")

@@ -8,13 +8,12 @@ are derived from (seed, g), so the state to restore is (seed, generation)."""
 from __future__ import annotations
 
 import json
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from evolve.atomic import atomic_write
+from evolve.atomic import atomic_write, read_npz
 from evolve.errors import UsageError
 
 FORMAT = 1
@@ -37,6 +36,7 @@ class RunState:
     finished: bool = False
     elite: np.ndarray | None = None   # best members of the last evaluated generation
     founders: np.ndarray | None = None  # warm-start genomes, kept as champion candidates
+    strategy: dict | None = None      # CMA-ES state as named arrays (evolve.evolution.cma)
 
 
 def save_checkpoint(path: str | Path, state: RunState) -> None:
@@ -54,28 +54,32 @@ def save_checkpoint(path: str | Path, state: RunState) -> None:
     founders = state.founders if state.founders is not None else empty
     atomic_write(path, lambda f: np.savez(f, population=state.population, fitness=state.fitness,
                                           hof_genome=state.hof_genome, elite=elite, founders=founders,
-                                          meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook))))
+                                          meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)),
+                                          **(state.strategy or {})))
 
 
 def load_checkpoint(path: str | Path) -> RunState:
     """Read a checkpoint; a truncated or foreign file is a UsageError (nothing is touched)."""
     path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path}: no checkpoint to resume from")
+    what = "a checkpoint written by python -m evolve.run; nothing was changed"
+    data = read_npz(path, what)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["meta"]))
-            if meta.get("format") != FORMAT:
-                raise ValueError(f"unsupported checkpoint format {meta.get('format')!r}")
-            return RunState(
-                generation=int(meta["generation"]), population=np.array(data["population"]),
-                fitness=np.array(data["fitness"]), hof_genome=np.array(data["hof_genome"]),
-                hof_fitness=float(meta["hof_fitness"]), hof_generation=int(meta["hof_generation"]),
-                best_generation=int(meta["best_generation"]), logbook=json.loads(str(data["logbook"])),
-                seed=int(meta["seed"]), config_hash=str(meta["config_hash"]), finished=bool(meta.get("finished", False)),
-                elite=np.array(data["elite"]) if "elite" in data.files else None,
-                founders=np.array(data["founders"]) if "founders" in data.files and data["founders"].size else None,
-            )
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no checkpoint to resume from") from None
-    except (zipfile.BadZipFile, ValueError, KeyError, OSError, EOFError) as e:
-        raise UsageError(f"{path}: corrupt or truncated checkpoint ({e.__class__.__name__}: {e}); nothing was changed") from None
+        meta = json.loads(str(data["meta"]))
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"unsupported checkpoint format {meta.get('format')!r}")
+        strategy = {k: v for k, v in data.items() if k.startswith("cma_")}
+        return RunState(
+            generation=int(meta["generation"]), population=data["population"],
+            fitness=data["fitness"], hof_genome=data["hof_genome"],
+            hof_fitness=float(meta["hof_fitness"]), hof_generation=int(meta["hof_generation"]),
+            best_generation=int(meta["best_generation"]), logbook=json.loads(str(data["logbook"])),
+            seed=int(meta["seed"]), config_hash=str(meta["config_hash"]), finished=bool(meta.get("finished", False)),
+            elite=data.get("elite"),
+            founders=data["founders"] if "founders" in data and data["founders"].size else None,
+            strategy=strategy or None,
+        )
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{path}: corrupt checkpoint ({e}); expected {what}") from None
 

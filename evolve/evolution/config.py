@@ -51,6 +51,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "description": Key((str,), "", "a string"),
     },
     "game_options": {},  # free-form, validated by the game's own option table
+    "agent": {
+        "kind": Key((str,), "network", "network, or a parametric kind (see python -m evolve.arena agents)"),
+        "play": Key((str,), "cardcounting", "a seat string whose card play a bidding genome is paired with"),
+        "bidder": Key((str,), "simple", "the bidder a card-play genome is paired with (random or simple)"),
+        "init": Key((str,), "default", "default (the agent's hand-set numbers), another start the kind ships "
+                    "(e.g. bulk), or uniform"),
+        "noise": Key((float, int), 0.1, "a non-negative number (sd, in unit coordinates, of the perturbed copies "
+                     "of the start point in generation 0)", _nonneg),
+    },
     "network": {
         "encoding": Key((str,), "card", "card or hand", lambda s: s in ("card", "hand")),
         "hidden": Key((list,), [], "a list of two positive integers (empty: the SPEC rule)",
@@ -80,7 +89,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "opponent_share": Key((float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit),
         "deals": Key((str,), "shared", "shared (every table plays the generation's deals) or per_table",
                      lambda s: s in ("shared", "per_table")),
-        "checkpoint_every": Key((int,), 1, "a positive integer", _pos),
+        "checkpoint_every": Key((int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos),
+        "checkpoint_seconds": Key((float, int), 30.0, "a non-negative number (seconds at least between two checkpoints; "
+                                  "0: after every checkpoint_every generations)", _nonneg),
+        "algorithm": Key((str,), "ga", "ga (the study's truncation, recombination and mutation) or cma (DEAP's CMA-ES)",
+                         lambda s: s in ("ga", "cma")),
+        "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
+        "partner": Key((str,), "opponent", "opponent (at opponent tables the member's partner is an opponent) or "
+                       "self (the member sits in both seats of its side)", lambda s: s in ("opponent", "self")),
         "champion": Key((str,), "hall_of_fame", "hall_of_fame (best single evaluation, the study) or validated",
                         lambda s: s in ("hall_of_fame", "validated")),
         "validation_deals": Key((int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos),
@@ -108,6 +124,19 @@ SCHEMA: dict[str, dict[str, Key]] = {
 }
 
 
+# Settings a resumed run may change (it only goes on for longer, checkpoints differently or
+# picks its champion differently); every other key fixes what has happened so far.
+EXTENDABLE = {("evolution", k) for k in ("generations", "patience", "max_generations", "checkpoint_every",
+                                         "checkpoint_seconds", "champion", "validation_deals", "elite")} | {
+    ("experiment", "description")}
+ADDED_KEYS = {("evolution", "checkpoint_seconds"): 30.0, ("evolution", "algorithm"): "ga",
+              ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent"}
+
+
+def _digest(d: dict) -> str:
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
 @dataclass(frozen=True)
 class Config:
     """A validated experiment configuration (sections as plain dicts)."""
@@ -115,6 +144,7 @@ class Config:
     path: Path | None
     experiment: dict
     game_options: dict
+    agent: dict
     network: dict
     evolution: dict
     imitation: dict
@@ -130,11 +160,35 @@ class Config:
 
     def hash(self) -> str:
         """Hash of everything that determines the run (not the number of workers)."""
-        d = self.as_dict()
-        d = {**d, "parallel": {}}
+        return _digest(self._determining())
+
+    def history_hash(self) -> str:
+        """Hash of what determines the generations run so far: everything but the settings
+        that only say how long to go on, how often to checkpoint and what to do at the end
+        (``EXTENDABLE``), which a resumed run may change."""
+        d = self._determining()
+        for section, key in EXTENDABLE:
+            d.get(section, {}).pop(key, None)
+        d.pop("benchmark", None)
+        return _digest(d)
+
+    def _determining(self) -> dict:
+        d = json.loads(json.dumps(self.as_dict(), default=str))
+        d["parallel"] = {}
         if not d["imitation"]["teacher"]:
             del d["imitation"]      # configs without a warm start keep their earlier hashes
-        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+        if d["agent"]["kind"] == "network":
+            del d["agent"]          # network configs keep their earlier hashes
+        for (section, key), default in ADDED_KEYS.items():
+            if section in d and d[section].get(key) == default:
+                del d[section][key]     # keys added later leave older configs' hashes as they were
+        return d
+
+    def changes_from(self, other: "Config") -> dict[str, tuple]:
+        """``{"section.key": (other's value, this value)}`` for every key that differs."""
+        a, b = other.as_dict(), self.as_dict()
+        return {f"{s}.{k}": (a[s].get(k), b[s].get(k)) for s in SCHEMA for k in sorted(set(a[s]) | set(b[s]))
+                if a[s].get(k) != b[s].get(k)}
 
     def with_overrides(self, **sections: dict) -> "Config":
         """A copy with some keys replaced (validated again)."""
@@ -210,6 +264,7 @@ def validate(data: dict, path: Path | None = None) -> Config:
             parse_seat(seat, g)
         except UsageError as e:
             fail(key, f"seat {seat!r}: {e}")
+    _check_agent(out["agent"], g, fail)
     ev = out["evolution"]
     if ev["opponent_share"] > 0 and not ev["opponents"]:
         fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")
@@ -218,6 +273,31 @@ def validate(data: dict, path: Path | None = None) -> Config:
     if ev["fitness"] in ("side_points", "side_score") and not make_game(game, **out["game_options"]).partnership:
         fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or advanced)")
     return Config(path=path, **out)
+
+
+def _check_agent(agent: dict, game, fail) -> None:
+    """The ``[agent]`` table: a known kind for this game, a valid start and pairing."""
+    from evolve.agents.evolvable import bidder_spec
+    from evolve.agents.parametric import PARAMETRIC
+    from evolve.agents.registry import parse_seat
+
+    kind = agent["kind"]
+    if kind == "network":
+        return
+    definition = PARAMETRIC.get(kind)
+    if definition is None:
+        fail("agent.kind", f"got {kind!r}; expected network or one of {', '.join(PARAMETRIC)}")
+    if game.name not in definition.games:
+        fail("agent.kind", f"{kind!r} does not play {game.name}; it plays {', '.join(definition.games)}")
+    if agent["init"] not in (*definition.starts, "uniform"):
+        fail("agent.init", f"got {agent['init']!r}; expected one of {', '.join([*definition.starts, 'uniform'])}")
+    try:
+        if definition.role == "bid":
+            parse_seat(agent["play"], game)
+        else:
+            bidder_spec(agent["bidder"])
+    except UsageError as e:
+        fail("agent.play" if definition.role == "bid" else "agent.bidder", str(e))
 
 
 def load_config(path: str | Path) -> Config:

@@ -1,15 +1,20 @@
 """The evolution loop (SPEC §4) with neat-python-style reporters.
 
-``Evolution(config).run()`` evolves a population of networks, checkpointing every
-``checkpoint_every`` generations, until ``generations`` have passed and ``patience``
-generations have gone by without a new best (or ``max_generations``). Random numbers of
-generation g come from (seed, g), so a resumed run continues bit for bit, whatever the
-number of workers or the backend.
+``Evolution(config).run()`` evolves a population of genomes, networks or parametric agents
+alike (``evolve.agents.evolvable``), with the study's GA or CMA-ES, until ``generations``
+have passed and ``patience`` generations have gone by without a new best (or
+``max_generations``). It checkpoints at most every ``checkpoint_seconds`` (and at the end,
+and when interrupted). Random numbers of generation g come from (seed, g), so a resumed run
+continues bit for bit, whatever the number of workers or the backend.
+
+Genomes are kept in unit coordinates (see ``evolve.agents.evolvable``); seats and champions
+get them in natural units.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -20,15 +25,50 @@ from deap import tools
 
 import evolve
 from evolve.agents.champion import Champion, save_champion
+from evolve.agents.evolvable import NetworkAgent, ParametricAgent, from_unit, to_unit
 from evolve.agents.network import Architecture
-from evolve.agents.registry import AgentSpec, BIDDER_OPTIONS, bidder_from
+from evolve.agents.parametric import PARAMETRIC
+from evolve.agents.registry import AgentSpec
 from evolve.errors import UsageError
+from evolve.evolution import cma
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
-from evolve.evolution.config import Config
+from evolve.evolution.config import EXTENDABLE, Config, ConfigError, validate
 from evolve.evolution.operators import make_toolbox, mutation_rate, next_generation
 from evolve.evolution.parallel import make_runner
 from evolve.evolution.tournament import Tournament
 from evolve.games.registry import make_game
+
+
+# A run's files; imitation.json alone is no run yet (a start that stopped while imitating
+# is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
+RUN_FILES = ("checkpoint.npz", "logbook.json", "config.json", "champion.npz", "champion.json", "benchmark.json",
+             "changes.json")
+EXTENDABLE_KEYS = EXTENDABLE
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C or SIGTERM after checkpointing its last whole generation."""
+
+    def __init__(self, generation: int, run_dir: Path):
+        super().__init__(generation, run_dir)
+        self.generation = generation
+        self.run_dir = run_dir
+
+
+def evolvable_of(cfg: Config, game):
+    """What a config evolves: a network (``[network]``) or a parametric kind (``[agent]``)."""
+    if cfg.agent["kind"] == "network":
+        hidden = tuple(cfg.network["hidden"]) or None
+        arch = Architecture.for_game(game, cfg.network["encoding"], hidden, cfg.network["bias"])
+        return NetworkAgent(arch, cfg.network["bidder"])
+    definition = PARAMETRIC[cfg.agent["kind"]]
+    pair = cfg.agent["play"] if definition.role == "bid" else f"random:bidder={cfg.agent['bidder']}"
+    return ParametricAgent(definition, game, pair)
+
+
+def run_title(cfg: Config, agent) -> str:
+    """The title of a run's fitness plot (the run and ``python -m evolve.plot`` draw the same)."""
+    return f"{cfg.name}: {agent.title()}, fitness {cfg.evolution['fitness']}, {cfg.evolution['algorithm']}"
 
 
 class Reporter:
@@ -37,6 +77,8 @@ class Reporter:
     def start(self, run: "Evolution", state: RunState) -> None: ...
     def generation(self, run: "Evolution", state: RunState, record: dict) -> None: ...
     def end(self, run: "Evolution", state: RunState) -> None: ...
+    def interrupted(self, run: "Evolution", state: RunState) -> None:
+        """The run was interrupted (default: as at the end, without the final work)."""
 
 
 class ProgressReporter(Reporter):
@@ -65,17 +107,29 @@ class ProgressReporter(Reporter):
     def end(self, run, state):
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
+
+    def interrupted(self, run, state):
+        self.end(run, state)
 
 
 class CheckpointReporter(Reporter):
-    """Atomic checkpoint every k generations and at the end, plus logbook.json."""
+    """Atomic checkpoint (plus logbook.json) after generations divisible by ``every``, at
+    least ``seconds`` apart, and at the end. An interrupted run saves on its way out (see
+    ``Evolution.run``), so a kill -9 loses at most about ``seconds`` of work."""
 
-    def __init__(self, every: int = 1):
+    def __init__(self, every: int = 1, seconds: float = 30.0):
         self.every = every
+        self.seconds = seconds
+        self.last = time.monotonic()
+
+    def start(self, run, state):
+        self.last = time.monotonic()
 
     def generation(self, run, state, record):
-        if state.generation % self.every == 0:
+        if state.generation % self.every == 0 and time.monotonic() - self.last >= self.seconds:
             run.save(state)
+            self.last = time.monotonic()
 
     def end(self, run, state):
         run.save(state)
@@ -109,20 +163,28 @@ class Evolution:
     def __post_init__(self):
         cfg = self.config
         self.game = make_game(cfg.experiment["game"], **cfg.game_options)
-        hidden = tuple(cfg.network["hidden"]) or None
-        self.arch = Architecture.for_game(self.game, cfg.network["encoding"], hidden, cfg.network["bias"])
+        self.agent = evolvable_of(cfg, self.game)
+        self.arch = getattr(self.agent, "arch", None)
+        self.layout = self.agent.layout
         ev = cfg.evolution
+        where = f"{cfg.path or '<config>'}"
+        if ev["algorithm"] == "cma" and self.layout.size > cma.MAX_DIMENSION:
+            raise ConfigError(f"{where}: evolution.algorithm: cma on a genome of {self.layout.size} values needs a "
+                              f"{self.layout.size}² covariance matrix; expected ga for genomes over {cma.MAX_DIMENSION} values")
+        if cfg.imitation["teacher"] and self.arch is None:
+            raise ConfigError(f"{where}: imitation.teacher: a warm start by imitation trains networks; expected no "
+                              f"teacher for agent.kind = {cfg.agent['kind']!r}")
         self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
-                                     ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"])
+                                     ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
+                                     ev["partner"] == "self")
         self.toolbox = make_toolbox(ev["selection"], ev["mutation_operator"], ev["mutation_sigma"])
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
         self.workers = self.workers or cfg.parallel["workers"]
-        opts = {k: o.default for k, o in BIDDER_OPTIONS.items()}
-        opts["bidder"] = cfg.network["bidder"]
-        self.bid_kind, self.bid_params = bidder_from(opts)
+        self.strategy = None
         if not self.reporters:
-            self.reporters = [ProgressReporter(self.progress), CheckpointReporter(ev["checkpoint_every"]), PlotReporter()]
+            self.reporters = [ProgressReporter(self.progress),
+                              CheckpointReporter(ev["checkpoint_every"], ev["checkpoint_seconds"]), PlotReporter()]
 
     # ------------------------------------------------------------------ state
     @property
@@ -134,7 +196,9 @@ class Evolution:
         imitating genome plus perturbed copies of it (see ``evolve.evolution.imitation``)."""
         seed = self.config.experiment["seed"]
         rng = np.random.default_rng([seed, 0x5EED])
-        pop = np.stack([self.arch.random_genome(rng) for _ in range(self.config.evolution["population"])])
+        agent = self.config.agent
+        pop = to_unit(self.layout, self.agent.initial(rng, self.config.evolution["population"], agent["init"],
+                                                      agent["noise"]))
         founders = None
         if self.config.imitation["teacher"]:
             founder = self.warm_start()
@@ -142,9 +206,16 @@ class Evolution:
             pop = np.clip(founder + noise, -1.0, 1.0)
             pop[0] = founder
             founders = founder[None, :].copy()
+        elif agent["init"] != "uniform" and self.arch is None:
+            founders = pop[:1].copy()     # the start point stays a champion candidate
+        strategy = None
+        if self.config.evolution["algorithm"] == "cma":
+            self.strategy = cma.new_strategy(pop[0], self.config.evolution["cma_sigma"], len(pop))
+            pop = cma.sample(self.strategy, seed, 0)
+            strategy = cma.to_arrays(self.strategy)
         return RunState(generation=0, population=pop, fitness=np.full(len(pop), np.nan),
-                        hof_genome=pop[0].copy(), hof_fitness=-np.inf, hof_generation=-1, best_generation=0,
-                        logbook=[], seed=seed, config_hash=self.config.hash(), founders=founders)
+                        hof_genome=np.clip(pop[0], -1.0, 1.0), hof_fitness=-np.inf, hof_generation=-1, best_generation=0,
+                        logbook=[], seed=seed, config_hash=self.config.hash(), founders=founders, strategy=strategy)
 
     def warm_start(self) -> np.ndarray:
         """Train the imitating genome; its summary goes to ``imitation.json``."""
@@ -157,13 +228,59 @@ class Evolution:
         return genome
 
     def resume_state(self) -> RunState:
+        """The checkpointed state. Settings that only say how long the run goes on (and
+        how it checkpoints or picks its champion) may differ from the run's; the change is
+        recorded in ``changes.json`` and ``config.json``. Any other difference is refused."""
         state = load_checkpoint(self.checkpoint_path)
-        if state.config_hash != self.config.hash():
-            raise UsageError(f"{self.checkpoint_path}: written by a different configuration (hash {state.config_hash}, "
-                             f"this one {self.config.hash()}); use the same file and overrides, or another --out")
+        before = self.recorded_config()
+        if before is None:
+            if state.config_hash != self.config.hash():
+                raise UsageError(f"{self.checkpoint_path}: written by a different configuration (hash "
+                                 f"{state.config_hash}, this one {self.config.hash()}); use the same file and "
+                                 "overrides, or another --out")
+            return state
+        if before.history_hash() != self.config.history_hash():
+            changed = [k for k in self.config.changes_from(before)
+                       if tuple(k.split(".", 1)) not in EXTENDABLE_KEYS and not k.startswith(("parallel.", "benchmark."))]
+            raise UsageError(f"{self.run_dir}: this run was made with other settings ({', '.join(changed)}); --resume "
+                             "may change only " + ", ".join(sorted(".".join(k) for k in EXTENDABLE_KEYS)) +
+                             "; start anew with --overwrite or use another --out")
+        changes = self.config.changes_from(before)
+        if changes:
+            self.record_changes(state, changes)
+            if state.finished and not self.done(state):
+                state.finished = False
+        state.config_hash = self.config.hash()
         return state
 
+    def recorded_config(self) -> Config | None:
+        """The configuration the run folder was last run with (``config.json``), if any."""
+        path = self.run_dir / "config.json"
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text())
+            data.pop("path", None)
+            return validate(data, path)
+        except ValueError as e:
+            raise UsageError(f"{path}: unreadable run configuration ({e}); nothing was changed") from None
+
+    def record_changes(self, state: RunState, changes: dict) -> None:
+        """Append the changed settings to ``changes.json`` and rewrite ``config.json``."""
+        path = self.run_dir / "changes.json"
+        log = json.loads(path.read_text()) if path.is_file() else []
+        log.append({"generation": state.generation, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "changed": {k: {"from": a, "to": b} for k, (a, b) in changes.items()}})
+        path.write_text(json.dumps(log, indent=2, default=str) + "\n")
+        self.write_config()
+
+    def write_config(self) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.json").write_text(json.dumps(self.config.as_dict(), indent=2, default=str) + "\n")
+
     def save(self, state: RunState) -> None:
+        if self.strategy is not None:
+            state.strategy = cma.to_arrays(self.strategy)
         save_checkpoint(self.checkpoint_path, state)
         tmp = self.run_dir / "logbook.json.tmp"
         tmp.write_text(json.dumps(state.logbook))
@@ -172,13 +289,14 @@ class Evolution:
     def plot(self, state: RunState) -> Path:
         from evolve.evolution.plots import plot_fitness
 
-        return plot_fitness(state.logbook, self.plot_dir / "fitness.png",
-                            f"{self.config.name}: {self.game.name} {self.arch.encoding}-based, fitness {self.config.evolution['fitness']}")
+        return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config, self.agent))
+
+    def natural(self, units: np.ndarray) -> np.ndarray:
+        """Genomes in natural units from the runner's unit coordinates."""
+        return from_unit(self.layout, units)
 
     def member_specs(self, population: np.ndarray) -> list[AgentSpec]:
-        packed = self.arch.pack_many(population)
-        return [AgentSpec(f"member{i}", self.arch.kind, p, self.bid_kind, self.bid_params, self.arch.work_size)
-                for i, p in enumerate(packed)]
+        return self.agent.specs(self.natural(population))
 
     # ------------------------------------------------------------------ loop
     def done(self, state: RunState) -> bool:
@@ -195,41 +313,79 @@ class Evolution:
         fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
                                                    self.workers if runner else 1)
         played = counts > 0
-        rate = mutation_rate(g, ev["generations"], ev["mutation_start"], ev["mutation_end"], ev["mutation_schedule"])
+        rate = 0.0 if ev["algorithm"] == "cma" else mutation_rate(g, ev["generations"], ev["mutation_start"],
+                                                                  ev["mutation_end"], ev["mutation_schedule"])
         f = fitness[played]
         record = {"gen": g, "max": float(f.max()), "mean": float(f.mean()), "std": float(f.std()), "min": float(f.min()),
                   "mutation": rate, "rounds": int(counts.sum()), "seconds": round(time.perf_counter() - t0, 4)}
         best = int(np.argmax(np.where(played, fitness, -np.inf)))
+        evaluated = np.clip(state.population, -1.0, 1.0)
+        order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
+        elite = evaluated[order[: ev["elite"]]].copy()
+        if ev["algorithm"] == "cma":
+            cma.update(self.strategy, state.population, np.where(played, fitness, -np.inf))
+            record["sigma"] = float(self.strategy.sigma)
+            population = cma.sample(self.strategy, state.seed, g + 1)
+        else:
+            rng = np.random.default_rng([state.seed, g, 2])
+            population = next_generation(state.population, np.where(played, fitness, -np.inf), rate, self.toolbox, rng,
+                                         ev["selection"], ev["mutate_parents"])
+        # the state changes only here, all at once, so an interrupt leaves a whole generation
         if fitness[best] > state.hof_fitness:
-            state.hof_genome = state.population[best].copy()
+            state.hof_genome = evaluated[best].copy()
             state.hof_fitness = float(fitness[best])
             state.hof_generation = g
             state.best_generation = g
         record["hof"] = state.hof_fitness
         state.logbook.append(record)
-        state.fitness = fitness
-        order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
-        state.elite = state.population[order[: ev["elite"]]].copy()
-        rng = np.random.default_rng([state.seed, g, 2])
-        state.population = next_generation(state.population, np.where(played, fitness, -np.inf), rate, self.toolbox, rng,
-                                           ev["selection"], ev["mutate_parents"])
-        state.generation = g + 1
+        state.fitness, state.elite, state.population, state.generation = fitness, elite, population, g + 1
         return record
 
-    def run(self, resume: bool = False) -> RunState:
-        """Evolve until done; returns the final state (also checkpointed)."""
-        state = self.resume_state() if resume else self.initial_state()
-        if not resume:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            (self.run_dir / "config.json").write_text(json.dumps(self.config.as_dict(), indent=2, default=str) + "\n")
+    def existing_run(self) -> list[str]:
+        """The files of an earlier run in the run folder."""
+        if not self.run_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.run_dir.iterdir() if p.name in RUN_FILES)
+
+    def clear(self) -> None:
+        """Delete an earlier run's files (and its plots) from the run folder."""
+        for name in [*self.existing_run(), "imitation.json"]:
+            (self.run_dir / name).unlink(missing_ok=True)
+        for p in self.run_dir.glob("checkpoint.npz.*.tmp"):
+            p.unlink()
+        if (self.plot_dir / "fitness.png").is_file():
+            (self.plot_dir / "fitness.png").unlink()
+
+    def run(self, resume: bool = False, overwrite: bool = False) -> RunState:
+        """Evolve until done; returns the final state (also checkpointed). A folder that
+        holds a run is continued (``resume``), replaced (``overwrite``) or refused. On an
+        interrupt the last whole generation is checkpointed and ``RunInterrupted`` raised."""
+        if resume:
+            state = self.resume_state()
+            self.strategy = cma.from_arrays(state.strategy) if state.strategy else None
+        else:
+            found = self.existing_run()
+            if found and not overwrite:
+                raise UsageError(f"{self.run_dir} already holds a run ({', '.join(found)}); continue it with --resume, "
+                                 "start anew with --overwrite (deletes it), or choose another --out")
+            if found:
+                self.clear()
+            state = self.initial_state()
+            self.write_config()
         self.warm_up(state.population)
         for r in self.reporters:
             r.start(self, state)
-        with make_runner(self.config.parallel["backend"], self.workers, self.config.parallel["scheduler"]) as runner:
-            while not state.finished and not self.done(state):
-                record = self.step(state, runner)
-                for r in self.reporters:
-                    r.generation(self, state, record)
+        try:
+            with make_runner(self.config.parallel["backend"], self.workers, self.config.parallel["scheduler"]) as runner:
+                while not state.finished and not self.done(state):
+                    record = self.step(state, runner)
+                    for r in self.reporters:
+                        r.generation(self, state, record)
+        except KeyboardInterrupt:
+            for r in self.reporters:
+                r.interrupted(self, state)
+            self.save(state)
+            raise RunInterrupted(state.generation, self.run_dir) from None
         state.finished = True
         for r in self.reporters:
             r.end(self, state)
@@ -243,9 +399,10 @@ class Evolution:
         if self.progress and not kernels_cached():
             print("compiling the game kernels for this machine (once per version, about two minutes)...",
                   file=sys.stderr, flush=True)
-        few = population[: min(4, len(population))]
+        few = np.clip(population[: min(4, len(population))], -1.0, 1.0)
         replace(self.tournament, games=1, rounds=1).evaluate(self.member_specs(few), 0, 0)
-        next_generation(few.copy(), np.arange(len(few), dtype=float), 0.5, self.toolbox, np.random.default_rng(0))
+        if self.config.evolution["algorithm"] == "ga":
+            next_generation(few.copy(), np.arange(len(few), dtype=float), 0.5, self.toolbox, np.random.default_rng(0))
 
     def logbook(self, state: RunState) -> tools.Logbook:
         """The run's statistics as a DEAP Logbook."""
@@ -265,6 +422,7 @@ class Evolution:
         ev = self.config.evolution
         candidates = [state.hof_genome] + ([] if state.elite is None else list(state.elite))
         candidates += [] if state.founders is None else list(state.founders)
+        candidates += [] if self.strategy is None else [self.strategy.centroid.copy()]
         opponent = (ev["opponents"] or ["random"])[0]
         scores = []
         for genome in candidates:
@@ -283,17 +441,22 @@ class Evolution:
         if self.config.evolution["champion"] == "validated":
             genome, scores = self.validate_candidates(state)
             selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"])
-        meta = {**selection,
-            "game": self.game.name, "game_options": self.game.options, "encoding": self.arch.encoding,
-            "layers": [self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
+        meta = {**selection, "kind": self.agent.kind, "game": self.game.name, "game_options": self.game.options}
+        if self.arch is not None:
+            meta.update(encoding=self.arch.encoding, layers=[self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
+                        bidder=self.config.network["bidder"])
+        else:
+            meta.update(init=self.config.agent["init"])
+        meta.update({
+            "algorithm": self.config.evolution["algorithm"],
             "fitness_kind": self.config.evolution["fitness"], "fitness": state.hof_fitness,
             "generation": state.hof_generation, "generations_run": state.generation,
             "seed": state.seed, "config_hash": state.config_hash, "experiment": self.config.name,
-            "version": evolve.__version__, "bidder": self.config.network["bidder"],
-        }
+            "version": evolve.__version__,
+        })
         if self.config.imitation["teacher"]:
             meta["imitation"] = {k: self.config.imitation[k] for k in ("teacher", "opponents", "deals", "epochs")}
-        return Champion(self.arch, np.array(genome, copy=True), meta)
+        return Champion(self.agent, self.natural(np.asarray(genome)[None, :])[0].copy(), meta)
 
     def export_champion(self, state: RunState, champion: Champion | None = None) -> Path:
         return save_champion(self.run_dir, champion or self.champion(state))

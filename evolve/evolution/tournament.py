@@ -41,8 +41,10 @@ class Seating:
 
 
 def seat_tables(n_members: int, n_games: int, n_opponents: int, opponent_share: float,
-                rng: np.random.Generator) -> Seating:
-    """Balanced random seating for one generation."""
+                rng: np.random.Generator, partner_self: bool = False) -> Seating:
+    """Balanced random seating for one generation. With ``partner_self`` an opponent table
+    seats the member in both seats of its side (a bidder or card player is then measured
+    with itself as partner)."""
     n_vs = int(round(opponent_share * n_games)) if n_opponents else 0
     n_pop = n_games - n_vs
     tables = np.zeros((n_games, 4), np.int64)
@@ -69,6 +71,8 @@ def seat_tables(n_members: int, n_games: int, n_opponents: int, opponent_share: 
         seat = int(rng.integers(4))
         row = [-1 - int(k) for k in rng.integers(n_opponents, size=4)]
         row[seat] = member
+        if partner_self:
+            row[(seat + 2) % 4] = member
         tables[t] = row
     return Seating(tables)
 
@@ -122,7 +126,7 @@ def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, wo
 
 @dataclass
 class Tournament:
-    """Evaluates a population of packed network specs for one generation."""
+    """Evaluates a population of seats (networks or parametric agents) for one generation."""
 
     game: Game
     fitness: str
@@ -131,6 +135,7 @@ class Tournament:
     shared: bool = True
     opponents: tuple[str, ...] = ()
     opponent_share: float = 0.0
+    partner_self: bool = False
 
     def __post_init__(self):
         self.opponent_specs = [parse_seat(s, self.game) for s in self.opponents]
@@ -138,7 +143,8 @@ class Tournament:
     def plan(self, n_members: int, seed: int, generation: int):
         """Seating, decks, dealers and the agents' stream key of a generation."""
         rng = np.random.default_rng([seed, generation, 0])
-        seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng)
+        seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng,
+                              self.partner_self and self.game.partnership)
         base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared, rng)
         key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
         return seating, base, base_dealer, key

@@ -1,0 +1,99 @@
+"""Parametric agents: heuristics whose behaviour is a bounded vector (SPEC §4, last point).
+
+A ``ParametricKind`` names what a genome parametrises, for which games, which half of a
+seat it fills (``play`` or ``bid``), its ``Layout`` (named blocks with bounds) and its
+start points (``default``: the hand-set or exact numbers the registered agent uses;
+others such as ``bulk`` where a kind ships measured tables). ``params`` turns a genome
+into the engine's parameter vector. Configs name a kind in ``[agent] kind = ...``, and
+``evolve.agents.evolvable.ParametricAgent`` makes seats of it.
+
+Adding a kind: write its layout and start points, register it here (or from the module
+that defines its kernels) with ``register_parametric``; the conformance test plays every
+registered kind from each of its start points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from evolve.agents.genome import Block, Layout
+from evolve.agents.markov import markov_values
+from evolve.agents.policy import BID_SIMPLE
+from evolve.agents.rulebased import KIND_HYBRID, KIND_MARKOV, RULE_CORRECT
+
+ALL_GAMES = ("spades", "euchre", "sueca", "jass")
+
+
+@dataclass(frozen=True)
+class ParametricKind:
+    """A registered parametric agent kind."""
+
+    name: str
+    describe: str
+    role: str                                   # "play" or "bid"
+    agent_kind: Callable[[object], int]         # the engine's play or bid kind for a game
+    layout: Callable[[object], Layout]
+    starts: dict[str, Callable[[object], np.ndarray]]
+    games: tuple[str, ...] = ALL_GAMES
+    params: Callable[[object, np.ndarray], np.ndarray] = field(default=lambda game, genome: np.asarray(genome, np.float64))
+
+
+PARAMETRIC: dict[str, ParametricKind] = {}
+
+
+def register_parametric(kind: ParametricKind) -> ParametricKind:
+    """Add a parametric kind (names are unique)."""
+    if kind.role not in ("play", "bid"):
+        raise ValueError(f"parametric kind {kind.name!r}: role must be play or bid")
+    if kind.name in PARAMETRIC:
+        raise ValueError(f"parametric kind {kind.name!r} registered twice")
+    PARAMETRIC[kind.name] = kind
+    return kind
+
+
+# ------------------------------------------------------------------ Markov / Hybrid
+
+def _markov_layout(game) -> Layout:
+    info = game.info
+    return Layout((
+        Block("tau", (1,), 0.0, 2.0, "play High (Markov) / CoopHighLow (Hybrid) when the hand's share of the "
+                                     "unseen value is at least tau"),
+        Block("rule", (1,), float(RULE_CORRECT), float(RULE_CORRECT), "the 'can win' test (fixed: correct)"),
+        Block("values", (info.n_modes, info.n_cards), 0.0, 1.0, "card value per trump mode (the exact Markov "
+                                                               "counts divided by the largest)"),
+    ))
+
+
+def _markov_default(game) -> np.ndarray:
+    """tau 0.25 and the exact counts of the registered agents, scaled to at most 1 (the
+    ratio the agents compare with tau does not change with the scale)."""
+    values = markov_values(game.rules, "count").astype(np.float64)
+    return np.concatenate([[0.25, float(RULE_CORRECT)], (values / values.max()).ravel()])
+
+
+for _name, _kind, _what in (("markov", KIND_MARKOV, "Markov(tau): High when the hand's share of the unseen card "
+                                                    "value is >= tau, else Low"),
+                            ("hybrid", KIND_HYBRID, "Hybrid(tau): CoopHighLow when the Markov ratio is >= tau, "
+                                                    "else CardCounting")):
+    register_parametric(ParametricKind(
+        _name, f"{_what}; the genome is tau and the card values per trump mode", "play",
+        lambda game, k=_kind: k, _markov_layout, {"default": _markov_default}))
+
+
+# ------------------------------------------------------------------ Euchre simple bidder
+
+def _euchre_simple_layout(game) -> Layout:
+    return Layout((
+        Block("order_threshold", (1,), 0.0, 5.0, "round 1: order up when the expected tricks reach this"),
+        Block("call_threshold", (1,), 0.0, 5.0, "round 2: name the best suit when its expected tricks reach this"),
+        Block("alone_threshold", (1,), 0.0, 5.0, "go alone when the expected tricks reach this"),
+    ))
+
+
+register_parametric(ParametricKind(
+    "euchre_simple_bidder", "the simple Euchre bidder's three thresholds on the SPEC §6 expected tricks "
+    "(order up, call in round 2, go alone)", "bid", lambda game: BID_SIMPLE, _euchre_simple_layout,
+    {"default": lambda game: np.array([2.6, 2.6, 4.2])}, games=("euchre",)))

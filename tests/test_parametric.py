@@ -1,0 +1,170 @@
+"""Parametric agents evolved by the same harness as networks: genome layouts, every
+registered kind at the table from each start point, runs with the GA and with CMA-ES
+(reproducible, resumable, worker-independent), champion files and their errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evolve
+from evolve.agents import load_champion
+from evolve.agents.evolvable import ParametricAgent, from_unit, to_unit
+from evolve.agents.genome import Block, Layout
+from evolve.agents.parametric import PARAMETRIC
+from evolve.errors import UsageError
+from evolve.evolution.config import ConfigError, load_config
+from evolve.evolution.runner import Evolution
+from evolve.games.registry import make_game
+
+HERE = Path(__file__).parent
+BIDDER = HERE / "configs" / "tiny_euchre_bidder.toml"
+CMA = HERE / "configs" / "tiny_markov_cma.toml"
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "evolve.run", *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
+
+
+def test_layout_splits_joins_and_checks_bounds():
+    layout = Layout((Block("tau", (1,), 0.0, 2.0), Block("values", (2, 3), 0.0, 1.0), Block("fixed", (1,), 5.0, 5.0)))
+    g = np.array([0.5, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 5.0])
+    parts = layout.split(g)
+    assert parts["values"].shape == (2, 3) and parts["values"][1, 2] == 0.6
+    assert np.array_equal(layout.join(parts), g)
+    with pytest.raises(UsageError, match="has 7 values; expected 8"):
+        layout.check(g[:-1])
+    with pytest.raises(UsageError, match=r"values\[0, 2\] = 1.5 is out of bounds; expected a value in \[0, 1\]"):
+        layout.check(np.where(np.arange(8) == 3, 1.5, g))
+    with pytest.raises(UsageError, match="block 'fixed' is missing"):
+        layout.join({"tau": [1.0], "values": np.zeros(6)})
+    u = to_unit(layout, g[None, :])
+    assert np.all(np.abs(u) <= 1) and u[0, -1] == 0.0
+    assert np.allclose(from_unit(layout, u)[0], g)
+
+
+def _kind_cases():
+    return [pytest.param(name, game, init, id=f"{name}-{game}-{init}")
+            for name, kind in PARAMETRIC.items() for game in kind.games for init in [*kind.starts, "uniform"]]
+
+
+@pytest.mark.parametrize("name,game,init", _kind_cases())
+def test_every_parametric_kind_plays_legal_deals_from_each_start(name, game, init):
+    g = make_game(game)
+    kind = PARAMETRIC[name]
+    pair = "cardcounting" if kind.role == "bid" else "random:bidder=simple"
+    agent = ParametricAgent(kind, g, pair)
+    genomes = agent.initial(np.random.default_rng(0), 3, init, 0.2)
+    for genome in genomes:
+        agent.layout.check(genome)
+    specs = agent.specs(genomes)
+    r = evolve.play(game, [specs[0], "random", specs[1], specs[2]], 60, seed=3, record=True)
+    assert (r.tricks.sum(axis=1) == g.info.n_tricks)[~r.passed_out].all()
+
+
+def test_markov_default_genome_plays_as_the_registered_markov():
+    for game in ("spades", "euchre", "jass"):
+        agent = ParametricAgent(PARAMETRIC["markov"], make_game(game), "random:bidder=simple")
+        spec = agent.specs(agent.start("default")[None, :])[0]
+        a = evolve.play(game, [spec, "random", "random", "random"], 400, seed=11)
+        b = evolve.play(game, ["markov:bidder=simple", "random", "random", "random"], 400, seed=11)
+        assert np.array_equal(a.tricks, b.tricks) and np.array_equal(a.points, b.points)
+
+
+def test_parametric_run_gives_a_champion_with_named_blocks_that_plays_as_a_seat(tmp_path):
+    res = run_cli(BIDDER, "--out", tmp_path / "r", "--no-progress")
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "r" / "champion.json").read_text())
+    assert meta["kind"] == "euchre_simple_bidder" and meta["agent"]["pair"] == "cardcounting"
+    with np.load(tmp_path / "r" / "champion.npz") as data:
+        assert sorted(data.files) == ["alone_threshold", "call_threshold", "order_threshold"]
+    champ = load_champion(tmp_path / "r")
+    assert champ.arch is None and champ.genome.shape == (3,)
+    seat = f"champion:{tmp_path / 'r' / 'champion.npz'}"
+    arena = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "euchre", "--deals", "100", "--seats",
+                            f"{seat},random"], capture_output=True, text=True)
+    assert arena.returncode == 0, arena.stderr
+    paired = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "euchre", "--deals", "100", "--seats",
+                             f"{seat}@highlow,random"], capture_output=True, text=True)
+    assert paired.returncode == 0, paired.stderr
+    wrong = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "jass", "--deals", "10", "--seats", seat],
+                           capture_output=True, text=True)
+    assert wrong.returncode == 2 and "plays euchre, not jass" in wrong.stderr
+
+
+def test_parametric_champion_of_wrong_length_or_kind_is_one_line(tmp_path):
+    res = run_cli(BIDDER, "--out", tmp_path / "r", "--no-progress", "--no-benchmark")
+    assert res.returncode == 0, res.stderr
+    path = tmp_path / "r" / "champion.npz"
+    np.savez(path, order_threshold=[2.0, 1.0], call_threshold=[2.0], alone_threshold=[4.0])
+    with pytest.raises(UsageError, match="block 'order_threshold' has 2 values; expected 1"):
+        load_champion(path)
+    np.savez(path, order_threshold=[9.0], call_threshold=[2.0], alone_threshold=[4.0])
+    with pytest.raises(UsageError, match=r"order_threshold\[0\] = 9.0 is out of bounds"):
+        load_champion(path)
+    meta = json.loads((tmp_path / "r" / "champion.json").read_text())
+    meta["agent"]["kind"] = "telepathy"
+    (tmp_path / "r" / "champion.json").write_text(json.dumps(meta))
+    with pytest.raises(UsageError, match="unknown parametric kind 'telepathy'"):
+        load_champion(path)
+
+
+def test_parametric_run_same_champion_with_1_and_2_workers(tmp_path):
+    for w in (1, 2):
+        res = run_cli(BIDDER, "--out", tmp_path / f"w{w}", "--workers", w, "--no-progress", "--no-benchmark")
+        assert res.returncode == 0, res.stderr
+    assert (tmp_path / "w1" / "champion.npz").read_bytes() == (tmp_path / "w2" / "champion.npz").read_bytes()
+
+
+def test_cma_run_is_reproducible_resumable_and_leaves_numpy_global_state_alone(tmp_path):
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    cfg = load_config(CMA)
+    Evolution(cfg, run_dir=tmp_path / "a", plot_dir=tmp_path / "pa", progress=False).run()
+    assert np.array_equal(np.random.get_state()[1], before)
+    short = cfg.with_overrides(evolution={"generations": 3, "max_generations": 3})
+    Evolution(short, run_dir=tmp_path / "b", plot_dir=tmp_path / "pb", progress=False).run()
+    state = Evolution(cfg, run_dir=tmp_path / "b", plot_dir=tmp_path / "pb", progress=False).run(resume=True)
+    log_a = json.loads((tmp_path / "a" / "logbook.json").read_text())
+    log_b = json.loads((tmp_path / "b" / "logbook.json").read_text())
+    strip = lambda log: [{k: v for k, v in r.items() if k != "seconds"} for r in log]  # noqa: E731
+    assert strip(log_a) == strip(log_b) and len(log_a) == 6
+    assert log_a[-1]["sigma"] != log_a[0]["sigma"]           # the strategy adapts
+    assert state.strategy is not None
+
+
+def test_cma_champion_is_the_same_with_2_workers(tmp_path):
+    for w in (1, 2):
+        res = run_cli(CMA, "--out", tmp_path / f"w{w}", "--workers", w, "--no-progress", "--no-benchmark")
+        assert res.returncode == 0, res.stderr
+    assert (tmp_path / "w1" / "champion.npz").read_bytes() == (tmp_path / "w2" / "champion.npz").read_bytes()
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"agent": {"kind": "telepathy"}}, "agent.kind: got 'telepathy'; expected network or one of"),
+    ({"agent": {"kind": "euchre_simple_bidder"}}, "agent.kind: 'euchre_simple_bidder' does not play spades"),
+    ({"agent": {"kind": "markov", "init": "bulk"}}, "agent.init: got 'bulk'; expected one of default, uniform"),
+    ({"agent": {"kind": "markov", "bidder": "psychic"}}, "agent.bidder: bidder 'psychic' is invalid"),
+    ({"evolution": {"algorithm": "nelder"}}, "evolution.algorithm: got 'nelder'; expected ga "),
+    ({"evolution": {"partner": "ghost"}}, "evolution.partner: got 'ghost'"),
+])
+def test_bad_agent_settings_are_one_line(tmp_path, change, message):
+    data = {"experiment": {"game": "spades", "name": "bad"}, **change}
+    from evolve.evolution.config import validate
+
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        validate(data, tmp_path / "bad.toml")
+
+
+def test_cma_on_a_network_is_refused_with_a_reason(tmp_path):
+    from evolve.evolution.config import validate
+
+    cfg = validate({"experiment": {"game": "spades", "name": "big"}, "evolution": {"algorithm": "cma"}}, tmp_path / "x.toml")
+    with pytest.raises(ConfigError, match="evolution.algorithm: cma on a genome of 57148 values"):
+        Evolution(cfg, run_dir=tmp_path / "r", progress=False)
