@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.registry import AGENTS
+from evolve.agents.registry import AGENTS, BIDDER_GAMES, BIDDERS
 from evolve.games.registry import GAMES, make_game
 from evolve.games.stepper import TrickState
 
@@ -39,7 +39,8 @@ def _agent_cases():
         for name, agent in AGENTS.items():
             if game not in agent.games:
                 continue
-            bidders = ["random", "simple"] if "bidder" in agent.options else [None]
+            bidders = ([b for b in BIDDERS if game in BIDDER_GAMES.get(b, (game,))] if "bidder" in agent.options
+                       else [None])
             for b in bidders:
                 seat = name if b is None else f"{name}:bidder={b}"
                 cases.append(pytest.param(game, seat, id=f"{game}-{seat}"))

@@ -168,3 +168,94 @@ def test_cma_on_a_network_is_refused_with_a_reason(tmp_path):
     cfg = validate({"experiment": {"game": "spades", "name": "big"}, "evolution": {"algorithm": "cma"}}, tmp_path / "x.toml")
     with pytest.raises(ConfigError, match="evolution.algorithm: cma on a genome of 57148 values"):
         Evolution(cfg, run_dir=tmp_path / "r", progress=False)
+
+
+def test_jass_trump_default_genome_chooses_as_the_ranked_bidder_and_graf_as_the_table():
+    agent = ParametricAgent(PARAMETRIC["jass_trump"], make_game("jass"), "jass_rule_based")
+    ranked = agent.specs(agent.start("default")[None, :])[0]
+    a = evolve.play("jass", [ranked, "random", ranked, "random"], 2000, seed=4)
+    b = evolve.play("jass", ["jass_rule_based:bidder=simple", "random"], 2000, seed=4)
+    assert np.array_equal(a.trump, b.trump) and np.array_equal(a.points, b.points)
+    graf = evolve.play("jass", ["jass_rule_based:bidder=graf", "random"], 3000, seed=5)
+    # Graf by hand on the forehand's hand (the forehand is the seat after the dealer)
+    table = {"trump": [5, 5, 5, 19, 6, 25, 7, 10, 15], "side": [0, 0, 0, 0, 1, 2, 5, 7, 9],
+             "obe": [0, 0, 5, 0, 5, 7, 8, 10, 14], "une": [11, 9, 7, 5, 5, 1, 1, 2, 0]}
+    checked = 0
+    for i in range(3000):
+        fore = (int(graf.dealer[i]) + 1) % 4
+        if fore % 2:            # the graf bidder sits in seats 0 and 2
+            continue
+        hand = graf.hands[i, fore]
+        scores = [sum(table["trump" if c // 9 == t else "side"][c % 9] for c in hand) for t in range(4)]
+        scores += [sum(table["obe"][c % 9] for c in hand), sum(table["une"][c % 9] for c in hand)]
+        best = int(np.argmax(scores))
+        assert graf.calls[i, 0] == (6 if max(scores) <= 68 else best)       # 6: pushed
+        checked += 1
+    assert checked > 1000
+
+
+def test_spades_predictor_default_bids_as_the_rule_of_thumb():
+    game = make_game("spades", partnership=True, bidding="standard")
+    agent = ParametricAgent(PARAMETRIC["spades_bid_predictor"], game, "highlow")
+    spec = agent.specs(agent.start("default")[None, :])[0]
+    a = evolve.play(game, [spec, "random"], 3000, seed=8)
+    b = evolve.play(game, ["highlow:bidder=simple", "random"], 3000, seed=8)
+    assert np.array_equal(a.bids, b.bids) and np.array_equal(a.score, b.score)
+    assert (a.bids[:, 0] == 0).any()          # nil bids happen
+
+
+def test_graf_bidder_is_refused_outside_jass():
+    from evolve.agents.registry import parse_seat
+
+    with pytest.raises(UsageError, match="bidder 'graf' decides only jass calls, not euchre"):
+        parse_seat("cardcounting:bidder=graf", make_game("euchre"))
+
+
+# ------------------------------------------------------------------ honesty of every bidder
+
+_BID_GAMES = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": {}, "jass": {}}
+
+
+def _bidder_cases():
+    from evolve.agents.registry import BIDDER_GAMES, BIDDERS
+
+    cases = [(g, f"cardcounting:bidder={b}") for g in _BID_GAMES for b in BIDDERS if g in BIDDER_GAMES.get(b, (g,))]
+    cases += [(g, f"{name}:{init}") for name, kind in PARAMETRIC.items() if kind.role == "bid"
+              for g in kind.games if g in _BID_GAMES for init in kind.starts]
+    return [pytest.param(g, seat, id=f"{g}-{seat}") for g, seat in cases]
+
+
+@pytest.mark.parametrize("game_name,seat", _bidder_cases())
+def test_swapping_hidden_hands_never_changes_the_first_bid(game_name, seat):
+    """Dealer 3, so seat 0 bids (or calls trump) first: every permutation of the other
+    seats' hands gives seat 0 the same observation and so the same first call."""
+    import itertools
+
+    g = make_game(game_name, **_BID_GAMES[game_name])
+    if ":" in seat and seat.split(":")[0] in PARAMETRIC:
+        name, init = seat.split(":")
+        agent = ParametricAgent(PARAMETRIC[name], g, "cardcounting")
+        spec = agent.specs(agent.initial(np.random.default_rng(1), 2, init, 0.3)[1:])[0]   # a perturbed genome
+    else:
+        spec = seat
+    info = g.info
+    rng = np.random.default_rng(7)
+    hs = info.hand_size
+    column = {"spades": "bids", "euchre": "calls", "jass": "calls"}[game_name]
+    # Euchre's forehand rarely orders up: the others always pass, so seat 0 also makes the
+    # first call of round 2 (calls[4]) on an observation that depends only on its own hand
+    other = "random:bidder=simple,order=900,call=900" if game_name == "euchre" else "random:bidder=random"
+    distinct = set()
+    for _ in range(120):
+        deck = rng.permutation(info.n_cards)
+        hands = [deck[k * hs:(k + 1) * hs] for k in range(4)]
+        firsts = set()
+        for perm in itertools.permutations((1, 2, 3)):
+            new = [hands[0]] + [hands[p] for p in perm]
+            d = np.concatenate(new + [deck[4 * hs:]])
+            r = evolve.play(g, [spec, other, other, other], decks=d[None, :], dealer=3, seed=9)
+            calls = getattr(r, column)[0]
+            firsts.add((int(calls[0]), int(calls[4])) if game_name == "euchre" else int(calls[0]))
+        assert len(firsts) == 1, (seat, firsts)
+        distinct |= firsts
+    assert len(distinct) > 1 or seat.endswith("bidder=random")     # a rule looks at its own hand

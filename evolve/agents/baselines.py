@@ -39,7 +39,8 @@ VALUES = ("count", "strength")
 
 _BIDDER = {
     **BIDDER_OPTIONS,
-    "bidder": Option("simple", "bids and trump calls: simple (rule-based; Jass: the ranked trump choice) | random",
+    "bidder": Option("simple", "bids and trump calls: simple (rule-based; Jass: the ranked trump choice) | random "
+                     "| graf (Jass: the Graf trump table)",
                      tuple(BIDDERS)),
 }
 _RULE = {"rule": Option("correct", "'can win' test: correct (trick keys) | study (the Euchre study's fixed "

@@ -23,6 +23,8 @@ from evolve.agents.genome import Block, Layout
 from evolve.agents.markov import markov_values
 from evolve.agents.policy import BID_SIMPLE
 from evolve.agents.rulebased import KIND_HYBRID, KIND_MARKOV, RULE_CORRECT
+from evolve.agents.table_bidders import (BID_JASS_TABLE, BID_SPADES_TABLE, JASS_GRAF, JASS_LAYOUT, JASS_RANKED,
+                                         SPADES_LAYOUT, SPADES_RULE_OF_THUMB)
 
 ALL_GAMES = ("spades", "euchre", "sueca", "jass")
 
@@ -97,3 +99,18 @@ register_parametric(ParametricKind(
     "euchre_simple_bidder", "the simple Euchre bidder's three thresholds on the SPEC §6 expected tricks "
     "(order up, call in round 2, go alone)", "bid", lambda game: BID_SIMPLE, _euchre_simple_layout,
     {"default": lambda game: np.array([2.6, 2.6, 4.2])}, games=("euchre",)))
+
+
+# ------------------------------------------------------------------ Jass trump choice, Spades bids
+
+register_parametric(ParametricKind(
+    "jass_trump", "Jass trump choice: per-card weights per mode, length bonus and exponent, push score and "
+    "the partner's offsets after a push (starts: default = ranked, graf = the Graf table)", "bid",
+    lambda game: BID_JASS_TABLE, lambda game: JASS_LAYOUT,
+    {"default": lambda game: JASS_RANKED.copy(), "graf": lambda game: JASS_GRAF.copy()}, games=("jass",)))
+
+register_parametric(ParametricKind(
+    "spades_bid_predictor", "Spades bid predictor: tricks from per-suit length and honours, spade length and "
+    "top spades; nil logic under standard bidding (start default = the rule of thumb)", "bid",
+    lambda game: BID_SPADES_TABLE, lambda game: SPADES_LAYOUT,
+    {"default": lambda game: SPADES_RULE_OF_THUMB.copy()}, games=("spades",)))

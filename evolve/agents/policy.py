@@ -17,6 +17,7 @@ from evolve.games.bits import ONE, ZERO, below, bit, count, has, kernel, lowest,
 from evolve.agents.network import network_card
 from evolve.agents.rulebased import rule_card
 from evolve.agents.search import search_card
+from evolve.agents.table_bidders import BID_JASS_TABLE, BID_SPADES_TABLE, jass_table_mode, spades_table_bid
 from evolve.games.rules import suit_mask
 from evolve.games.state import DEALER, FOREHAND, UPCARD
 
@@ -112,6 +113,8 @@ def choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, ma
     kind = kinds[BID_KIND + seat]
     if kind == BID_RANDOM:
         return below(rngs, seat, max_bid + 1)
+    if kind == BID_SPADES_TABLE:
+        return spades_table_bid(params, kinds[BID_LO + seat], hand, allow_nil, max_bid)
     est = spades_hand_estimate(rules, hand)
     b = np.int64(est + 0.5)
     if b < 1:
@@ -287,6 +290,8 @@ def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
     """A Jass mode 0..5, or JASS_PUSH (only when ``may_push``)."""
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 7 if may_push else 6)
+    if kinds[BID_KIND + seat] == BID_JASS_TABLE:
+        return jass_table_mode(params, kinds[BID_LO + seat], hand, may_push)
     best = 0
     best_score = jass_ranked_score(hand, 0, may_push)
     for m in range(1, 7):

@@ -24,10 +24,13 @@ from evolve.agents.policy import (
     PLAY_RANDOM,
     SEAT_INTS,
 )
+from evolve.agents.table_bidders import BID_JASS_TABLE, JASS_GRAF
 from evolve.errors import UsageError
 from evolve.games.common import Option, resolve_options
 
-BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE}
+BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, "graf": BID_JASS_TABLE}
+# bidders that decide only some games' calls (the others have no such decision to make)
+BIDDER_GAMES = {"graf": ("jass",)}
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class AgentDef:
 AGENTS: dict[str, AgentDef] = {}
 
 BIDDER_OPTIONS = {
-    "bidder": Option("random", "bids and trump calls: random | simple (rule-based)", tuple(BIDDERS)),
+    "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | graf (Jass: the Graf trump "
+                     "table)", tuple(BIDDERS)),
     "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
     "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
     "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
@@ -73,6 +77,8 @@ def register(agent: AgentDef) -> AgentDef:
 
 def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
     """Bidder kind and parameters from the shared bidder options."""
+    if opts["bidder"] == "graf":
+        return BID_JASS_TABLE, JASS_GRAF.copy()
     thresholds = [opts["order"], opts["call"], opts["alone"]]
     defaults = [260, 260, 420]
     params = np.array([(t if t >= 0 else d) / 100.0 for t, d in zip(thresholds, defaults)])
@@ -111,6 +117,10 @@ def parse_seat(text: str, game) -> AgentSpec:
         if not eq:
             raise UsageError(f"agent option {item!r} in seat {text!r} is not key=value")
         given[key] = value
+    bidder = given.get("bidder", "")
+    if game.name not in BIDDER_GAMES.get(bidder, (game.name,)):
+        raise UsageError(f"seat {text!r}: bidder {bidder!r} decides only {', '.join(BIDDER_GAMES[bidder])} calls, "
+                         f"not {game.name}")
     spec = agent.make(resolve_options(agent.options, given, f"agent {name!r}"), game)
     return replace(spec, name=str(text).strip())
 
