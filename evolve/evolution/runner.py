@@ -22,6 +22,7 @@ import evolve
 from evolve.agents.champion import Champion, save_champion
 from evolve.agents.network import Architecture
 from evolve.agents.registry import AgentSpec, BIDDER_OPTIONS, bidder_from
+from evolve.api import played_options
 from evolve.errors import UsageError
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
 from evolve.evolution.config import Config
@@ -284,7 +285,7 @@ class Evolution:
             genome, scores = self.validate_candidates(state)
             selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"])
         meta = {**selection,
-            "game": self.game.name, "game_options": self.game.options, "encoding": self.arch.encoding,
+            "game": self.game.name, "game_options": played_options(self.game), "encoding": self.arch.encoding,
             "layers": [self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
             "fitness_kind": self.config.evolution["fitness"], "fitness": state.hof_fitness,
             "generation": state.hof_generation, "generations_run": state.generation,
