@@ -154,3 +154,50 @@ def test_agents_listing_rejects_arguments():
     proc = subprocess.run([sys.executable, "-m", "evolve.arena", "agents", "--bogus"], capture_output=True, text=True,
                           cwd=ROOT)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "--bogus" in proc.stderr
+
+
+# ---------------------------------------------------------------- who plays in a generation
+
+def test_member_seats_counts_who_seat_tables_seats():
+    """``member_seats`` (which the config check uses) is exactly how many distinct members
+    ``seat_tables`` seats, when there are fewer seats than members; with enough seats
+    everyone plays, and play counts differ by at most one table."""
+    import numpy as np
+
+    from evolve.evolution.tournament import member_seats, seat_tables
+
+    for population in (4, 5, 7, 8, 13, 60):
+        for games in (1, 2, 3, 5, 7, 15, 16):
+            for opponents, share in ((0, 0.0), (1, 0.0), (2, 0.5), (1, 1.0), (3, 0.3)):
+                for seed in range(2):
+                    tables = seat_tables(population, games, opponents, share, np.random.default_rng(seed)).tables
+                    counts = np.bincount(tables[tables >= 0], minlength=population)
+                    seats = member_seats(games, opponents, share)
+                    assert counts.sum() == seats
+                    assert (counts > 0).sum() == min(seats, population), (population, games, opponents, share)
+                    if seats >= population:
+                        assert counts.max() - counts.min() <= 1
+    # a population of 7 at four-seat tables: everyone plays, equally when 4 x games is a multiple of 7
+    counts = np.bincount(seat_tables(7, 7, 0, 0.0, np.random.default_rng(1)).tables.ravel(), minlength=7)
+    assert counts.tolist() == [4] * 7
+
+
+@pytest.mark.parametrize("evolution, message", [
+    ({"population": 60, "games_per_generation": 2},
+     "evolution.games_per_generation: got 2; only 8 of the 60 members would play each generation "
+     "(2 population tables x 4 seats); expected at least 15 for population 60"),
+    ({"population": 100, "games_per_generation": 39, "opponents": ["random"], "opponent_share": 0.5},
+     "only 96 of the 100 members would play each generation (19 population tables x 4 seats + 20 opponent tables "
+     "x 1 seat); expected at least 40"),
+    ({"population": 10, "games_per_generation": 9, "opponents": ["random"], "opponent_share": 1.0},
+     "only 9 of the 10 members would play"),
+])
+def test_config_rejects_generations_that_leave_members_out(evolution, message):
+    from evolve.evolution.config import ConfigError, validate
+
+    with pytest.raises(ConfigError) as e:
+        validate({"experiment": {"game": "spades"}, "evolution": evolution}, Path("x.toml"))
+    assert str(e.value).startswith("x.toml: ") and message in str(e.value) and "\n" not in str(e.value)
+    fixed = dict(evolution, games_per_generation=int(re.search(r"at least (\d+)", str(e.value)).group(1)))
+    validate({"experiment": {"game": "spades"}, "evolution": fixed}, Path("x.toml"))   # the suggested value is enough
+    validate({"experiment": {"game": "spades"}, "evolution": {"population": 7, "games_per_generation": 2}}, Path("x.toml"))
