@@ -201,3 +201,36 @@ def test_config_rejects_generations_that_leave_members_out(evolution, message):
     fixed = dict(evolution, games_per_generation=int(re.search(r"at least (\d+)", str(e.value)).group(1)))
     validate({"experiment": {"game": "spades"}, "evolution": fixed}, Path("x.toml"))   # the suggested value is enough
     validate({"experiment": {"game": "spades"}, "evolution": {"population": 7, "games_per_generation": 2}}, Path("x.toml"))
+
+
+# ---------------------------------------------------------------- python -m evolve.plot
+
+def test_plot_of_a_folder_without_a_run_says_what_is_wrong(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "evolve.plot", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == (f"evolve.plot: error: {tmp_path}: no logbook.json or checkpoint.npz; "
+                                   f"expected a run folder written by python -m evolve.run")
+
+
+def test_plot_draws_the_runs_title_where_the_run_draws(tmp_path, monkeypatch):
+    import evolve.evolution.plots as plots
+    from evolve.evolution.config import load_config
+    from evolve.evolution.runner import Evolution
+    from evolve.plot import main as plot_main
+
+    drawn = []
+    monkeypatch.setattr(plots, "plot_fitness", lambda logbook, path, title="": drawn.append((Path(path), title)) or path)
+    cfg = load_config(ROOT / "tests" / "configs" / "tiny_spades.toml").with_overrides(evolution={"fitness": "advanced"})
+    run_dir = tmp_path / "run"
+    evo = Evolution(cfg, run_dir=run_dir, plot_dir=run_dir / "plots", progress=False)   # as python -m evolve.run --out
+    state = evo.initial_state()
+    state.logbook = [{"gen": 0, "max": 1.0, "mean": 0.5, "std": 0.1, "min": 0.0, "mutation": 0.8}]
+    run_dir.mkdir()
+    (run_dir / "config.json").write_text(json.dumps(cfg.as_dict(), default=str))
+    (run_dir / "logbook.json").write_text(json.dumps(state.logbook))
+    (run_dir / "plots").mkdir()
+    evo.plot(state)
+    assert run(plot_main, [str(run_dir)]) == 0
+    (run_path, run_title), (redrawn_path, redrawn_title) = drawn
+    assert redrawn_title == run_title == "tiny_spades: spades card-based, fitness advanced"
+    assert redrawn_path == run_path == run_dir / "plots" / "fitness.png"

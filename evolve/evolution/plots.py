@@ -7,6 +7,13 @@ from pathlib import Path
 import numpy as np
 
 
+def run_title(config: dict) -> str:
+    """The title of a run's fitness plot, from its config as a dict (``Config.as_dict()``,
+    or the run folder's ``config.json``): the run and ``python -m evolve.plot`` draw the same."""
+    return (f"{config['experiment']['name']}: {config['experiment']['game']} {config['network']['encoding']}-based, "
+            f"fitness {config['evolution']['fitness']}")
+
+
 def plot_fitness(logbook: list[dict], path: str | Path, title: str = "") -> Path:
     """Draw best / mean / spread (mean ± sd band, min-max band) per generation to a PNG."""
     import matplotlib

@@ -171,10 +171,9 @@ class Evolution:
         tmp.replace(self.run_dir / "logbook.json")
 
     def plot(self, state: RunState) -> Path:
-        from evolve.evolution.plots import plot_fitness
+        from evolve.evolution.plots import plot_fitness, run_title
 
-        return plot_fitness(state.logbook, self.plot_dir / "fitness.png",
-                            f"{self.config.name}: {self.game.name} {self.arch.encoding}-based, fitness {self.config.evolution['fitness']}")
+        return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config.as_dict()))
 
     def member_specs(self, population: np.ndarray) -> list[AgentSpec]:
         packed = self.arch.pack_many(population)
