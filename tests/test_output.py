@@ -234,3 +234,24 @@ def test_plot_draws_the_runs_title_where_the_run_draws(tmp_path, monkeypatch):
     (run_path, run_title), (redrawn_path, redrawn_title) = drawn
     assert redrawn_title == run_title == "tiny_spades: spades card-based, fitness advanced"
     assert redrawn_path == run_path == run_dir / "plots" / "fitness.png"
+
+
+# ---------------------------------------------------------------- Dask scratch space
+
+def test_local_dask_cluster_leaves_nothing_in_the_temporary_folder(tmp_path, monkeypatch):
+    """The local cluster of ``parallel.backend = "dask"`` keeps its workers' scratch space
+    in a folder of its own and removes it on close (no dask-scratch-space left behind)."""
+    pytest.importorskip("dask.distributed")
+    import tempfile
+
+    from evolve.evolution.parallel import make_runner
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))          # the worker processes' temporary folder
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    with make_runner("dask", workers=2) as runner:
+        assert runner is not None
+        during = sorted(p.name for p in tmp.iterdir())
+        assert len(during) == 1 and during[0].startswith("trick-evolve-dask-"), during   # the scratch space is ours
+    assert list(tmp.iterdir()) == []
