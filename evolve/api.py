@@ -201,3 +201,16 @@ def play(
         plays=rec.plays if record else None, leaders=rec.leaders if record else None,
         winners=rec.winners if record else None,
     )
+
+
+def played_options(game: str | Game) -> dict[str, Any]:
+    """The option values ``game`` is played with, as reports and champion files record
+    them: ``target`` is the effective game target in points (0: no games), not Spades'
+    option value -1, which means "500 with standard bidding, else none"."""
+    g = make_game(game)
+    return {**g.options, "target": g.target}
+
+
+def options_text(options: dict[str, Any]) -> str:
+    """``key=value, ...`` for a report header; a target of 0 reads ``target=none``."""
+    return ", ".join(f"{k}={'none' if k == 'target' and v == 0 else v}" for k, v in options.items())

@@ -15,6 +15,10 @@ Strategy matrix (every pairing on paired deals with the seats exchanged)::
 
 ``--games`` counts games to the target where the game has one (Euchre 10, Sueca rubbers
 to 4), otherwise deals. Writes matrix.md/.csv/.json/.png under plots/matrix/<game>/.
+
+Every agent and game with its options and defaults::
+
+    python -m evolve.arena agents
 """
 
 from __future__ import annotations
@@ -24,10 +28,11 @@ import sys
 
 import numpy as np
 
-from evolve.api import PlayResult, play
+from evolve.api import PlayResult, options_text, play, played_options
 from evolve.cli import Parser, parse_options, run
 from evolve.errors import UsageError
-from evolve.stats import SPADES_FAIR_ATPR, mean_ci, one_sample_t, study_normal_p, wilson
+from evolve.stats import (SPADES_FAIR_ATPR, format_comparison, mean_ci, one_sample_t, p_clause, shifted, study_normal_p,
+                          verdict, wilson)
 
 
 def summarize(result: PlayResult) -> dict:
@@ -41,7 +46,9 @@ def summarize(result: PlayResult) -> dict:
         entry = {"seat": s, "agent": result.seats[s].name, "atpr": ci.as_dict()}
         if g.name == "spades" and not g.partnership:
             test = one_sample_t(tricks[:, s], SPADES_FAIR_ATPR)
-            entry["t_test_vs_3.25"] = {"t": test.statistic, "p": test.p_value}
+            difference = shifted(ci.as_dict(), SPADES_FAIR_ATPR)
+            entry["t_test_vs_3.25"] = {"t": test.statistic, "p": test.p_value, "difference": difference,
+                                       "verdict": verdict(difference)}
             entry["study_normal_p"] = study_normal_p(ci.mean)
         seats.append(entry)
     sides = []
@@ -58,7 +65,7 @@ def summarize(result: PlayResult) -> dict:
         sides.append(entry)
     out = {
         "game": g.name,
-        "options": {**g.options, "target": g.target},
+        "options": played_options(g),
         "seats": [s.name for s in result.seats],
         "seed": result.seed,
         "deals": result.n_deals,
@@ -82,18 +89,22 @@ def _fmt(ci: dict) -> str:
 
 
 def render(summary: dict) -> str:
-    """A human-readable report of ``summarize``'s output."""
-    opts = ", ".join(f"{k}={v}" for k, v in summary["options"].items())
+    """A human-readable report of ``summarize``'s output. The agent column is as wide as
+    the longest seat name (a ``champion:PATH`` seat can be long), so the figures stay in
+    columns."""
+    agent_width = max(len("agent"), *(len(e["agent"]) for e in summary["per_seat"]))
     lines = [
-        f"{summary['game']} ({opts}): {summary['deals']} deals, seed {summary['seed']}"
+        f"{summary['game']} ({options_text(summary['options'])}): {summary['deals']} deals, seed {summary['seed']}"
         + (f", {summary['passed_out']} passed out" if summary["passed_out"] else ""),
         "",
-        "seat  agent                  ATpR (95% CI)",
+        f"seat  {'agent':<{agent_width}} {'ATpR':>9}  (95% CI)",
     ]
     for e in summary["per_seat"]:
-        line = f"{e['seat']:>4}  {e['agent']:<20} {_fmt(e['atpr'])}"
+        line = f"{e['seat']:>4}  {e['agent']:<{agent_width}} {_fmt(e['atpr'])}"
         if "t_test_vs_3.25" in e:
-            line += f"   t-test vs 3.25 p={e['t_test_vs_3.25']['p']:.3g}; study normal p={e['study_normal_p']:.3g}"
+            test = e["t_test_vs_3.25"]
+            line += (f"   vs 3.25: {format_comparison(test['difference'], test['p'])}; "
+                     f"study normal {p_clause(e['study_normal_p'])}")
         lines.append(line)
     if "points" in summary["per_side"][0]:
         lines += ["", "side  seats    points / score per deal (95% CI)"]
@@ -112,7 +123,49 @@ def render(summary: dict) -> str:
         lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
         for w in gm["won"]:
             lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, {100 * w['high']:.2f}] (Wilson 95%)")
+    if any("t_test_vs_3.25" in e for e in summary["per_seat"]):
+        lines += ["", "vs 3.25: the seat's ATpR minus a fair share of 13 tricks, 95% CI and t test; better / no different / "
+                      "worse at alpha 0.05. The study's normal p is shown for comparison only."]
     return "\n".join(lines)
+
+
+def _option_line(name: str, option) -> str:
+    values = " | ".join(map(str, option.choices)) if option.choices else option.kind.__name__
+    default = str(option.default).lower() if isinstance(option.default, bool) else option.default
+    return f"    {name}={default}  ({values}) {option.help}"
+
+
+def listing() -> str:
+    """Every registered agent and game with its options and their defaults."""
+    import evolve.agents  # noqa: F401  (registers every agent)
+    from evolve.agents.registry import AGENTS, BIDDER_OPTIONS
+    from evolve.games.registry import GAMES
+
+    lines = ["agents (seat strings: name or name:key=value,key=value; every agent also takes the bidder options below)", ""]
+    for name, agent in AGENTS.items():
+        games = "" if set(GAMES) <= set(agent.games) else f"  [{', '.join(agent.games)} only]"
+        lines.append(f"  {name}: {agent.describe}{games}")
+        for key, option in agent.options.items():
+            if key not in BIDDER_OPTIONS:
+                lines.append(_option_line(key, option))
+    lines.append("  champion:PATH[@bidder]: an evolved network from PATH (a champion.npz or its folder); "
+                 "bidder random | simple, default simple")
+    lines += ["", "bidder options (every agent):"]
+    lines += [_option_line(key, option) for key, option in BIDDER_OPTIONS.items()]
+    lines += ["", "games (--game NAME, options as --option key=value)", ""]
+    for name, info in GAMES.items():
+        lines.append(f"  {name}: {info.describe}" if info.describe else f"  {name}")
+        lines += [_option_line(key, option) for key, option in info.options.items()]
+    return "\n".join(lines)
+
+
+def agents_main(argv: list[str] | None = None) -> int:
+    """``python -m evolve.arena agents``: list every agent and game with its options."""
+    p = Parser(prog="python -m evolve.arena agents",
+               description="List every registered agent and every game with its options and defaults.")
+    p.parse_args(argv)
+    print(listing())
+    return 0
 
 
 def matrix_main(argv: list[str] | None = None) -> int:
@@ -156,20 +209,59 @@ def matrix_main(argv: list[str] | None = None) -> int:
     return 0
 
 
+MAIN_EPILOG = """\
+seats:
+  four comma-separated seats (seats 0-3), one seat for all four, or two seats a,b
+  that sit as a,b,a,b (side 0,2 against side 1,3). A seat is name[:key=value,...],
+  e.g. random:bidder=simple or mc:shuffles=50,playouts=2, or champion:PATH for an
+  evolved network.
+agents: {agents}, champion:PATH
+games: {games}
+
+other commands:
+  python -m evolve.arena matrix --game G --agents a,b,c [--games N] ...
+      every pairing of agents on paired deals (python -m evolve.arena matrix --help)
+  python -m evolve.arena agents
+      every agent and game with its options and defaults
+
+example:
+  python -m evolve.arena --game euchre --seats random:bidder=simple,random --deals 20000 \\
+      --option stick_the_dealer=true
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m evolve.arena`` (``matrix`` as first argument: the matrix)."""
+    """Entry point of ``python -m evolve.arena`` (``matrix`` or ``agents`` as first
+    argument: the strategy matrix or the listing of agents and games)."""
+    import argparse
+
+    import evolve.agents  # noqa: F401  (registers every agent, for the help text)
+    from evolve.agents.registry import AGENTS
+    from evolve.games.registry import GAMES
+
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "matrix":
         return matrix_main(list(argv[1:]))
-    p = Parser(prog="python -m evolve.arena", description="Play agents against each other and report ATpR, points and scores with 95% CIs.")
-    p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
-    p.add_argument("--seats", required=True, help="four comma-separated seats (or one for all), e.g. random,random:bidder=simple")
+    if argv and argv[0] == "agents":
+        return agents_main(list(argv[1:]))
+    p = Parser(prog="python -m evolve.arena",
+               usage="%(prog)s [-h] --game GAME --seats SEATS [options]\n"
+                     "       %(prog)s matrix --game GAME --agents A,B,... [options]\n"
+                     "       %(prog)s agents",
+               description="Play agents against each other and report ATpR, points and scores with 95% CIs.",
+               epilog=MAIN_EPILOG.format(agents=", ".join(AGENTS), games=", ".join(GAMES)),
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", required=True, help=" | ".join(GAMES))
+    p.add_argument("--seats", required=True,
+                   help="four comma-separated seats, one for all four, or two as a,b (sits a,b,a,b); "
+                        "e.g. random,random:bidder=simple")
     p.add_argument("--deals", type=int, default=10000, help="number of deals (default 10000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dealer", type=int, default=0, help="dealer of the first deal; it then rotates")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="game option, repeatable")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="game option, repeatable (python -m evolve.arena agents lists them)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     if args.deals <= 0:

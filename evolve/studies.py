@@ -27,10 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from evolve.agents.registry import AGENTS, split_seats
+from evolve.api import options_text, played_options
 from evolve.cli import Parser, run
 from evolve.errors import UsageError
 from evolve.games.registry import make_game
-from evolve.stats import format_ci
+from evolve.stats import SPADES_FAIR_ATPR, format_ci, format_comparison, format_p, shifted, signed_ci, verdict
 from evolve.stats.matrix import _jsonable, head_to_head, heatmap, markdown_tables, strategy_matrix
 
 LAYOUTS = ("euchre", "sueca", "jass", "spades")
@@ -161,7 +162,7 @@ def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int |
     else:
         result = _versus(g, seats, labels, study["opponent"], unit, n, seed, workers, progress)
         table = _table_spades(result)
-    head = f"# {study['name']}\n\n{g.name} ({', '.join(f'{k}={v}' for k, v in g.options.items())}), " \
+    head = f"# {study['name']}\n\n{g.name} ({options_text(played_options(g))}), " \
            f"{n} {unit} per pairing{' (--quick)' if quick else ''}, seed {seed}"
     if study.get("rule"):
         head += f"; rule={study['rule']} for agents with a 'can win' rule"
@@ -213,6 +214,11 @@ def _upper(matrix):
     return [cells[i][j] for i in range(len(cells)) for j in range(i, len(cells))]
 
 
+def _paired(difference: dict, digits: int = 3) -> str:
+    """A paired difference A - B with its 95% CI and whether A is better (alpha 0.05)."""
+    return f"{signed_ci(difference, digits)} {verdict(difference)}"
+
+
 def _table_euchre(matrix) -> str:
     lines = ["| team A | team B | games won A-B | A games % (Wilson 95%) | tricks won A-B | total score A-B | "
              "paired diff points/deal (95% CI) |",
@@ -223,7 +229,7 @@ def _table_euchre(matrix) -> str:
         rate = _pct(gm["rate"], gm["low"], gm["high"]) if gm else "-"
         d = c["diff_points"]
         lines.append(f"| {c['row']} | {c['col']} | {games} | {rate} | {c['a_tricks_total']:.0f}-{c['b_tricks_total']:.0f} | "
-                     f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {format_ci(d, 3)} |")
+                     f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {_paired(d, 3)} |")
     return "\n".join(lines) + "\n\n" + markdown_tables(matrix)
 
 
@@ -235,7 +241,7 @@ def _table_sueca(matrix) -> str:
         gm = c.get("games")
         rub = f"{gm['a_wins']}-{gm['b_wins']} ({_pct(gm['rate'], gm['low'], gm['high'])})" if gm else "-"
         lines.append(f"| {c['row']} | {c['col']} | {a['mean']:.2f} ({a['sd']:.2f}) | {b['mean']:.2f} ({b['sd']:.2f}) | "
-                     f"{format_ci(d, 2)} | {rub} |")
+                     f"{_paired(d, 2)} | {rub} |")
     return "\n".join(lines)
 
 
@@ -247,21 +253,22 @@ def _table_jass(result) -> str:
         blk = pp.get("block_mean_ci")
         blk_s = f"{blk['mean']:.2f} ({blk['sd']:.2f}) over {blk['n']}" if blk else "-"
         lines.append(f"| {c['row']} | {c['col']} | {c['deals']} | {pp['overall']:.2f} | {blk_s} | "
-                     f"{format_ci(d, 2)} |")
+                     f"{_paired(d, 2)} |")
     return "\n".join(lines)
 
 
 def _table_spades(result) -> str:
-    lines = [f"| agent (vs 3 x {result['opponent']}) | ATpR (95% CI) | sd | rounds | t-test vs 3.25 p | "
+    lines = [f"| agent (vs 3 x {result['opponent']}) | ATpR (95% CI) | sd | rounds | ATpR - 3.25 (95% CI), t test | "
              "study normal p | paired A-B tricks (95% CI) |",
              "|---|---|---|---|---|---|---|"]
     for c in result["cells"]:
         a, d, r = c["a_atpr"], c["diff_points"], c["a_points_rounds"]
         lines.append(f"| {c['row']} | {format_ci(a, 4)} | {r['sd']:.3f} | {c['rounds']} | "
-                     f"{a['p_vs_3.25']:.3g} | {a['study_normal_p']:.4f} | {format_ci(d, 3)} |")
+                     f"{format_comparison(shifted(a, SPADES_FAIR_ATPR), a['p_vs_3.25'])} | {format_p(a['study_normal_p'])} | "
+                     f"{_paired(d)} |")
     lines.append("")
-    lines.append("ATpR CI and t test over deals (each deal played with the agent in all four seats); "
-                 "the study's normal figure is 1 - Phi((ATpR - 3.25) / 1.5612), shown for comparison only.")
+    lines.append("ATpR CI and t test over deals (each deal played with the agent in all four seats); better / no different / "
+                 "worse at alpha 0.05. The study's normal figure is 1 - Phi((ATpR - 3.25) / 1.5612), shown for comparison only.")
     return "\n".join(lines)
 
 

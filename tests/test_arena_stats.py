@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -65,7 +66,12 @@ def test_arena_json_has_every_figure(capsys):
 def test_arena_text_report(capsys):
     assert run(arena_main, ["--game", "spades", "--seats", "random", "--deals", "2000", "--seed", "3"]) == 0
     text = capsys.readouterr().out
-    assert "ATpR" in text and "t-test vs 3.25" in text and "study normal p" in text
+    assert "ATpR" in text and "vs 3.25: " in text and "study normal p = " in text
+    seat_rows = [line for line in text.splitlines() if "vs 3.25: " in line and line.strip()[0].isdigit()]
+    assert len(seat_rows) == 4
+    for line in seat_rows:  # the signed difference, its CI, the p-value and a verdict on every comparison
+        assert re.search(r"vs 3\.25: [+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\], p (= \S+|< 1e-16): "
+                         r"(better|no different|worse);", line), line
 
 
 @pytest.mark.parametrize(

@@ -43,6 +43,8 @@ EXPECTED = {
     "bad_backend.toml": "parallel.backend: got 'mpi'; expected loky, threads or dask",
     "share_without_opponents.toml": "evolution.opponent_share: is > 0 but evolution.opponents is empty",
     "unknown_teacher.toml": "imitation.teacher: seat 'grandmaster': unknown agent 'grandmaster'",
+    "members_left_out.toml": "evolution.games_per_generation: got 2; only 8 of the 60 members would play each "
+                             "generation (2 population tables x 4 seats); expected at least 15",
 }
 
 

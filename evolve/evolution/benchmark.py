@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.api import play
-from evolve.stats import SPADES_FAIR_ATPR, format_ci, mean_ci, one_sample_t, study_normal_p
+from evolve.stats import SPADES_FAIR_ATPR, format_ci, format_comparison, mean_ci, one_sample_t, p_clause, shifted, study_normal_p
 
 
 def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1) -> list[dict]:
@@ -30,7 +30,9 @@ def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, 
             row["opponent_points"] = mean_ci(pts[:, 1]).as_dict()
             share = pts[:, 0] / np.maximum(pts.sum(axis=1), 1)
             row["share"] = mean_ci(100 * share).as_dict()
-            row["score"] = mean_ci(r.score[played, 0] - r.score[played, 1]).as_dict()
+            score_diff = r.score[played, 0] - r.score[played, 1]
+            row["score"] = mean_ci(score_diff).as_dict()
+            row["score_t_test_p"] = one_sample_t(score_diff, 0.0).p_value
         tricks = r.tricks[played].astype(float)
         row["atpr"] = mean_ci(tricks[:, 0]).as_dict()
         if game.name == "spades" and not game.partnership:
@@ -42,17 +44,26 @@ def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, 
 
 
 def render(rows: list[dict], partnership: bool) -> str:
-    """The benchmark table as text."""
+    """The benchmark table as text; the opponent column is as wide as its longest name.
+    Partnership games compare the sides' scores, cut-throat Spades the champion's ATpR
+    with 3.25: signed difference, 95% CI, t test and verdict (better / no different /
+    worse at alpha 0.05)."""
+    w = max([len("opponent")] + [len(r["opponent"]) for r in rows])
     lines = []
     if partnership:
-        lines.append(f"{'opponent':<28} {'deals':>7}  {'side points (95% CI)':<26} {'% of points':<26} {'score diff':<24}")
+        lines.append(f"{'opponent':<{w}} {'deals':>7}  {'side points (95% CI)':<26} {'% of points':<26} "
+                     f"score per deal, champion side - opponents (95% CI), t test")
         for r in rows:
-            lines.append(f"{r['opponent']:<28} {r['deals']:>7}  {format_ci(r['points']):<26} {format_ci(r['share']):<26} {format_ci(r['score']):<24}")
+            lines.append(f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['points']):<26} {format_ci(r['share']):<26} "
+                         f"{format_comparison(r['score'], r.get('score_t_test_p'))}")
     else:
-        lines.append(f"{'opponent':<28} {'deals':>7}  {'champion ATpR (95% CI)':<26} {'opponents ATpR':<26} {'t-test p':>9} {'study p':>9}")
+        lines.append(f"{'opponent':<{w}} {'deals':>7}  {'champion ATpR (95% CI)':<26} {'opponents ATpR':<26} "
+                     f"champion ATpR - 3.25 (95% CI), t test; study normal p")
         for r in rows:
             opp = format_ci(r["opponent_atpr"]) if "opponent_atpr" in r else ""
-            tp = f"{r['t_test_p']:.3g}" if "t_test_p" in r else ""
-            sp = f"{r['study_normal_p']:.3g}" if "study_normal_p" in r else ""
-            lines.append(f"{r['opponent']:<28} {r['deals']:>7}  {format_ci(r['atpr']):<26} {opp:<26} {tp:>9} {sp:>9}")
+            test = ""
+            if "t_test_p" in r:
+                test = (f"{format_comparison(shifted(r['atpr'], SPADES_FAIR_ATPR), r['t_test_p'])}; "
+                        f"study normal {p_clause(r['study_normal_p'])}")
+            lines.append(f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['atpr']):<26} {opp:<26} {test}".rstrip())
     return "\n".join(lines)

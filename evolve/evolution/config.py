@@ -202,6 +202,23 @@ def _typename(types: tuple) -> str:
     return " or ".join(t.__name__ for t in types)
 
 
+def _everyone_plays(evolution: dict) -> str | None:
+    """Why a generation's tables would leave members out, or None when every member
+    plays (``seat_tables`` fills the member seats from permutations of the population)."""
+    from evolve.evolution.tournament import member_seats, opponent_tables
+
+    population, games = evolution["population"], evolution["games_per_generation"]
+    opponents, share = len(evolution["opponents"]), evolution["opponent_share"]
+    seats = member_seats(games, opponents, share)
+    if seats >= population:
+        return None
+    needed = next(g for g in range(games, population + 1) if member_seats(g, opponents, share) >= population)
+    vs = opponent_tables(games, opponents, share)
+    layout = f"{games - vs} population tables x 4 seats" + (f" + {vs} opponent tables x 1 seat" if vs else "")
+    return (f"got {games}; only {seats} of the {population} members would play each generation ({layout}); "
+            f"expected at least {needed} for population {population}, so that every member plays")
+
+
 def validate(data: dict, path: Path | None = None) -> Config:
     """Check ``data`` against the schema and fill defaults (ConfigError on any problem)."""
     where = str(path) if path else "<config>"
@@ -268,6 +285,9 @@ def validate(data: dict, path: Path | None = None) -> Config:
     ev = out["evolution"]
     if ev["opponent_share"] > 0 and not ev["opponents"]:
         fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")
+    left_out = _everyone_plays(ev)
+    if left_out:
+        fail("evolution.games_per_generation", left_out)
     if ev["max_generations"] < ev["generations"]:
         fail("evolution.max_generations", f"got {ev['max_generations']}; expected >= evolution.generations ({ev['generations']})")
     if ev["fitness"] in ("side_points", "side_score") and not make_game(game, **out["game_options"]).partnership:

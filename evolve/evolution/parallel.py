@@ -218,11 +218,18 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise UsageError("parallel.backend = 'dask' needs dask.distributed: pip install 'trick-evolve[dask]'") from None
-    cluster = None
+    cluster = scratch = None
     if scheduler:
         client = Client(scheduler)
     else:
-        cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True, dashboard_address=None)
+        import dask
+
+        # the scheduler's and the workers' scratch space in a folder of our own, removed on
+        # close (by default every run would leave dask-scratch-space in the temporary folder)
+        scratch = tempfile.TemporaryDirectory(prefix="trick-evolve-dask-")
+        with dask.config.set({"temporary-directory": scratch.name}):
+            cluster = LocalCluster(n_workers=max(1, workers), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, local_directory=scratch.name)
         client = Client(cluster)
     try:
         with parallel_config(backend="dask"):
@@ -235,3 +242,5 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
         client.close()
         if cluster is not None:
             cluster.close()
+        if scratch is not None:
+            scratch.cleanup()

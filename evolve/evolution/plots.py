@@ -7,6 +7,16 @@ from pathlib import Path
 import numpy as np
 
 
+def run_title(config: dict) -> str:
+    """The title of a run's fitness plot, from its config as a dict (``Config.as_dict()``,
+    or the run folder's ``config.json``): the run and ``python -m evolve.plot`` draw the same."""
+    kind = (config.get("agent") or {}).get("kind", "network")
+    what = f"{config['network']['encoding']}-based" if kind == "network" else f"{kind} genome,"
+    algorithm = ", CMA-ES" if config["evolution"].get("algorithm", "ga") == "cma" else ""
+    return (f"{config['experiment']['name']}: {config['experiment']['game']} {what} "
+            f"fitness {config['evolution']['fitness']}{algorithm}")
+
+
 def plot_fitness(logbook: list[dict], path: str | Path, title: str = "") -> Path:
     """Draw best / mean / spread (mean ± sd band, min-max band) per generation to a PNG."""
     import matplotlib

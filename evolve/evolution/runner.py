@@ -29,6 +29,7 @@ from evolve.agents.evolvable import NetworkAgent, ParametricAgent, from_unit, to
 from evolve.agents.network import Architecture
 from evolve.agents.parametric import PARAMETRIC
 from evolve.agents.registry import AgentSpec
+from evolve.api import played_options
 from evolve.errors import UsageError
 from evolve.evolution import cma
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
@@ -64,11 +65,6 @@ def evolvable_of(cfg: Config, game):
     definition = PARAMETRIC[cfg.agent["kind"]]
     pair = cfg.agent["play"] if definition.role == "bid" else f"random:bidder={cfg.agent['bidder']}"
     return ParametricAgent(definition, game, pair)
-
-
-def run_title(cfg: Config, agent) -> str:
-    """The title of a run's fitness plot (the run and ``python -m evolve.plot`` draw the same)."""
-    return f"{cfg.name}: {agent.title()}, fitness {cfg.evolution['fitness']}, {cfg.evolution['algorithm']}"
 
 
 class Reporter:
@@ -287,9 +283,9 @@ class Evolution:
         tmp.replace(self.run_dir / "logbook.json")
 
     def plot(self, state: RunState) -> Path:
-        from evolve.evolution.plots import plot_fitness
+        from evolve.evolution.plots import plot_fitness, run_title
 
-        return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config, self.agent))
+        return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config.as_dict()))
 
     def natural(self, units: np.ndarray) -> np.ndarray:
         """Genomes in natural units from the runner's unit coordinates."""
@@ -441,7 +437,7 @@ class Evolution:
         if self.config.evolution["champion"] == "validated":
             genome, scores = self.validate_candidates(state)
             selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"])
-        meta = {**selection, "kind": self.agent.kind, "game": self.game.name, "game_options": self.game.options}
+        meta = {**selection, "kind": self.agent.kind, "game": self.game.name, "game_options": played_options(self.game)}
         if self.arch is not None:
             meta.update(encoding=self.arch.encoding, layers=[self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
                         bidder=self.config.network["bidder"])

@@ -3,7 +3,10 @@
 Seating: ``games_per_generation`` tables. Population tables seat four distinct members,
 drawn so that every member plays equally often (balanced random permutations); with
 ``opponents``, a share of the tables seats one member against three opponents drawn from
-that list. Deals: every block of four rounds uses one deal; over the block the hands (and
+that list. The config requires enough tables for every member to play each generation
+(``member_seats``); when the member seats are not a multiple of the population (say a
+population of 7 at four-seat tables), some members play one table more than others, which
+changes only how precisely their mean fitness per round is measured. Deals: every block of four rounds uses one deal; over the block the hands (and
 the dealer) rotate one seat per round, so every seat plays every hand. With ``deals =
 "shared"`` all tables of the generation play the same deals.
 
@@ -40,12 +43,27 @@ class Seating:
         return self.tables.shape[0]
 
 
+def opponent_tables(n_games: int, n_opponents: int, opponent_share: float) -> int:
+    """How many of a generation's ``n_games`` tables seat one member against opponents."""
+    return int(round(opponent_share * n_games)) if n_opponents else 0
+
+
+def member_seats(n_games: int, n_opponents: int, opponent_share: float) -> int:
+    """Seats for members in one generation: four per population table, one per opponent
+    table. ``seat_tables`` fills them from consecutive random permutations of the
+    population, so ``min(member_seats, population)`` distinct members play; when every
+    member plays, play counts differ by at most one table (equal when the seats are a
+    multiple of the population)."""
+    vs = opponent_tables(n_games, n_opponents, opponent_share)
+    return 4 * (n_games - vs) + vs
+
+
 def seat_tables(n_members: int, n_games: int, n_opponents: int, opponent_share: float,
                 rng: np.random.Generator, partner_self: bool = False) -> Seating:
     """Balanced random seating for one generation. With ``partner_self`` an opponent table
     seats the member in both seats of its side (a bidder or card player is then measured
     with itself as partner)."""
-    n_vs = int(round(opponent_share * n_games)) if n_opponents else 0
+    n_vs = opponent_tables(n_games, n_opponents, opponent_share)
     n_pop = n_games - n_vs
     tables = np.zeros((n_games, 4), np.int64)
     queue: list[int] = []

@@ -121,3 +121,58 @@ def study_normal_p(atpr: float, mean: float = SPADES_FAIR_ATPR, sd: float = SPAD
 def format_ci(ci: dict, digits: int = 3) -> str:
     """``mean [low, high]`` of a confidence-interval dict, ``digits`` decimals."""
     return f"{ci['mean']:.{digits}f} [{ci['low']:.{digits}f}, {ci['high']:.{digits}f}]"
+
+
+#: significance level of every printed verdict (the intervals are 95%)
+ALPHA = 0.05
+#: smallest p-value worth printing: the tail 1 - Phi(z) is computed in double precision,
+#: so anything smaller (including an exact 0) is only known to be below it
+P_FLOOR = 1e-16
+
+
+def format_p(p: float | None) -> str:
+    """A p-value for print: three significant digits (``0.03``, ``0.000123``), ``< 1e-16``
+    below the resolution of the computation (never ``0``), ``n/a`` when undefined."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    if p < P_FLOOR:
+        return f"< {P_FLOOR:g}"
+    return f"{p:.3g}"
+
+
+def p_clause(p: float | None) -> str:
+    """``p = 0.03`` or ``p < 1e-16``: a p-value as a phrase."""
+    text = format_p(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def verdict(difference: dict) -> str:
+    """``better``, ``no different`` or ``worse``: whether the 95% confidence interval of a
+    signed difference (higher is better) lies above zero, contains it, or lies below it,
+    which is the two-sided t test at ``ALPHA``. An undefined interval (fewer than two
+    observations) cannot show a difference: ``no different``."""
+    low, high = difference["low"], difference["high"]
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return "no different"
+    if low > 0:
+        return "better"
+    if high < 0:
+        return "worse"
+    return "no different"
+
+
+def signed_ci(ci: dict, digits: int = 3) -> str:
+    """``+0.123 [+0.050, +0.196]``: a signed difference with its confidence interval."""
+    return f"{ci['mean']:+.{digits}f} [{ci['low']:+.{digits}f}, {ci['high']:+.{digits}f}]"
+
+
+def format_comparison(difference: dict, p: float | None, digits: int = 3) -> str:
+    """One comparison as printed everywhere: the signed difference (higher is better) with
+    its 95% CI, the t test's p-value and the verdict, e.g.
+    ``+0.210 [+0.020, +0.400], p = 0.03: better``."""
+    return f"{signed_ci(difference, digits)}, {p_clause(p)}: {verdict(difference)}"
+
+
+def shifted(ci: dict, reference: float) -> dict:
+    """The confidence interval of ``mean - reference`` (a one-sample comparison)."""
+    return {"mean": ci["mean"] - reference, "low": ci["low"] - reference, "high": ci["high"] - reference}

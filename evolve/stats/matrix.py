@@ -26,14 +26,15 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from evolve.api import play
+from evolve.api import options_text, play, played_options
 from evolve.agents.registry import parse_seat
 from evolve.engine import accumulate_games
 from evolve.errors import UsageError
 from evolve.games.registry import Game, make_game
 from evolve.games.rules import P_BIDDING
 from evolve.games.spades import BID_STANDARD
-from evolve.stats import SPADES_FAIR_ATPR, mean_ci, one_sample_t, paired_difference, study_normal_p, wilson
+from evolve.stats import (SPADES_FAIR_ATPR, format_comparison, mean_ci, one_sample_t, p_clause, paired_difference, shifted,
+                          signed_ci, study_normal_p, verdict, wilson)
 
 #: deals generated per block (deck block k comes from the generator seeded (seed, k))
 DECK_BLOCK = 4096
@@ -224,7 +225,7 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
     td_ci, td_t = paired_difference(a_tricks[played], b_tricks[played])
     out = {
         "game": g.name,
-        "options": {**g.options, "target": g.target},
+        "options": played_options(g),
         "a": a,
         "b": b,
         "seed": seed,
@@ -386,7 +387,7 @@ def strategy_matrix(
         bar.close()
     label = headline(cells[0][0])[0]
     return {
-        "game": g.name, "options": {**g.options, "target": g.target}, "agents": agents, "labels": labels,
+        "game": g.name, "options": played_options(g), "agents": agents, "labels": labels,
         "seed": seed, "count": count, "unit": unit, "headline": label, "cells": cells,
     }
 
@@ -399,7 +400,7 @@ def markdown_tables(matrix: dict) -> str:
     """The matrix as markdown tables: the headline figure and the paired difference."""
     labels = matrix["labels"]
     cells = matrix["cells"]
-    opts = ", ".join(f"{k}={v}" for k, v in matrix["options"].items())
+    opts = options_text(matrix["options"])
     out = [f"## {matrix['game']} ({opts}): {matrix['count']} {matrix['unit']} per pairing, seed {matrix['seed']}", ""]
 
     def table(title, fn):
@@ -411,11 +412,15 @@ def markdown_tables(matrix: dict) -> str:
         out.append("")
 
     head = headline(cells[0][0])[0]
-    table(head + " (row vs column, 95% CI)", lambda c: _fmt_ci(*headline(c)[1:4], digits=1 if "%" in head else 3))
+    if head.startswith("paired"):
+        table(head + " (95% CI): row better / no different / worse at alpha 0.05",
+              lambda c: f"{signed_ci(c['diff_points'], 3)} {verdict(c['diff_points'])}")
+    else:
+        table(head + " (row vs column, 95% CI)", lambda c: _fmt_ci(*headline(c)[1:4], digits=1 if "%" in head else 3))
     unit = cells[0][0]["unit"]
     if not head.startswith("paired"):
-        table(f"paired difference row - column, {unit} per deal (95% CI)",
-              lambda c: _fmt_ci(c["diff_points"]["mean"], c["diff_points"]["low"], c["diff_points"]["high"], 3))
+        table(f"paired difference row - column, {unit} per deal (95% CI): row better / no different / worse at alpha 0.05",
+              lambda c: f"{signed_ci(c['diff_points'], 3)} {verdict(c['diff_points'])}")
     table(f"row side {unit} per deal (mean, sd over single deals)",
           lambda c: f"{c['a_points_rounds']['mean']:.3f} (sd {c['a_points_rounds']['sd']:.3f})")
     return "\n".join(out)
@@ -530,13 +535,13 @@ def render_pair(cell: dict) -> str:
         f"  sd {cell['a_points']['sd']:.3f}",
         f"  B {u} per deal  {_fmt_ci(cell['b_points']['mean'], cell['b_points']['low'], cell['b_points']['high'], 4)}"
         f"  sd {cell['b_points']['sd']:.3f}",
-        f"  paired A - B    {_fmt_ci(cell['diff_points']['mean'], cell['diff_points']['low'], cell['diff_points']['high'], 4)}"
-        f"  t {cell['diff_points']['t']:.3f}, p {cell['diff_points']['p']:.3g}",
+        f"  paired A - B    {format_comparison(cell['diff_points'], cell['diff_points']['p'], 4)}"
+        f" (t {cell['diff_points']['t']:.3f})",
         f"  A ATpR          {_fmt_ci(cell['a_atpr']['mean'], cell['a_atpr']['low'], cell['a_atpr']['high'], 4)}",
     ]
     if "study_normal_p" in cell["a_atpr"]:
-        lines[-1] += (f"  t-test vs 3.25 p {cell['a_atpr']['p_vs_3.25']:.3g}; study normal p "
-                      f"{cell['a_atpr']['study_normal_p']:.3g}")
+        lines[-1] += (f"  vs 3.25: {format_comparison(shifted(cell['a_atpr'], SPADES_FAIR_ATPR), cell['a_atpr']['p_vs_3.25'], 4)}"
+                      f"; study normal {p_clause(cell['a_atpr']['study_normal_p'])}")
     if "percent_points" in cell:
         pp = cell["percent_points"]
         lines.append(f"  A % of points   {pp['overall']:.2f} overall; per deal {_fmt_ci(pp['per_deal']['mean'], pp['per_deal']['low'], pp['per_deal']['high'])}")

@@ -1,0 +1,158 @@
+"""README.md stays true: every ```python block runs, and every ``python -m evolve.X ...``
+command of the ```bash blocks is accepted by its CLI.
+
+The README is read when the tests are collected, so blocks added later are checked too.
+Python blocks run as written in a fresh interpreter from the repository root. Commands:
+the arena runs for real on a few deals (matrix: two games per pairing, written to a
+temporary folder); the others, which run for minutes, are parsed by their own argument
+parser (stopped right after parsing), and the files they name must exist, with
+experiment and study files validated as the CLI would."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
+SHELL = {"bash", "sh", "shell", "console"}
+OPERATORS = {"&&", "||", ";", "|", "&"}
+ARENA_DEALS = 200       # deals for an arena command run from the README
+MATRIX_GAMES = 2        # games (or deals) per pairing for a matrix command
+
+
+def readme_blocks(language: set[str]) -> list[str]:
+    """The bodies of the README's fenced code blocks in ``language``."""
+    return [body for lang, body in FENCE.findall(README.read_text()) if lang in language]
+
+
+def evolve_commands() -> list[list[str]]:
+    """Every ``python -m evolve.X ARGS`` of the shell blocks as ``["evolve.X", *ARGS]``,
+    with line continuations joined, comments dropped and ``&&`` chains split."""
+    commands = []
+    for body in readme_blocks(SHELL):
+        for line in body.replace("\\\n", " ").splitlines():
+            lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+            lexer.whitespace_split = True
+            lexer.commenters = "#"
+            command: list[str] = []
+            for word in [*lexer, ";"]:
+                if word not in OPERATORS:
+                    command.append(word)
+                    continue
+                if len(command) >= 3 and command[0] in ("python", "python3") and command[1] == "-m" \
+                        and command[2].startswith("evolve."):
+                    commands.append(command[2:])
+                command = []
+    return commands
+
+
+PYTHON_BLOCKS = readme_blocks({"python"})
+COMMANDS = evolve_commands()
+
+
+def test_the_readme_has_blocks_to_check():
+    """The extraction itself works: an empty list here would make the tests below vacuous."""
+    assert len(PYTHON_BLOCKS) >= 1
+    modules = {c[0] for c in COMMANDS}
+    assert {"evolve.run", "evolve.arena", "evolve.plot", "evolve.bench", "evolve.studies"} <= modules, modules
+    assert any(c[:2] == ["evolve.arena", "matrix"] for c in COMMANDS)
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)), ids=[f"python{i + 1}" for i in range(len(PYTHON_BLOCKS))])
+def test_python_block_runs(index):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", PYTHON_BLOCKS[index]], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, f"README python block {index + 1} failed:\n{PYTHON_BLOCKS[index]}\n{proc.stderr}"
+
+
+class Parsed(Exception):
+    """Raised right after a CLI's argument parser accepted its command line."""
+
+    def __init__(self, namespace, extra):
+        super().__init__("parsed")
+        self.namespace, self.extra = namespace, extra
+
+
+def parse_only(monkeypatch):
+    """Make the outermost ``parse_known_args`` (which ``parse_args`` and subcommands go
+    through) raise ``Parsed`` once it has accepted the command line."""
+    real = argparse.ArgumentParser.parse_known_args
+    depth = [0]
+
+    def spy(self, args=None, namespace=None):
+        depth[0] += 1
+        try:
+            result = real(self, args, namespace)
+        finally:
+            depth[0] -= 1
+        if depth[0] == 0:
+            raise Parsed(*result)
+        return result
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_known_args", spy)
+
+
+def _capped(args: list[str], flag: str, cap: int) -> list[str]:
+    out = list(args)
+    if flag in out:
+        i = out.index(flag) + 1
+        out[i] = str(min(int(out[i]), cap))
+    else:
+        out += [flag, str(cap)]
+    return out
+
+
+def _named_files(args: list[str]) -> list[str]:
+    files = [a for a in args if a.endswith((".toml", ".npz"))]
+    for a in args:
+        files += re.findall(r"champion:([^,@\s]+)", a)
+    return files
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c)[:80] for c in COMMANDS])
+def test_readme_command_is_accepted(command, monkeypatch, capsys, tmp_path):
+    module_name, *args = command
+    monkeypatch.chdir(ROOT)
+    for name in _named_files(args):
+        assert (ROOT / name).is_file() or Path(name).is_file(), f"README command names a missing file: {name}"
+    main = importlib.import_module(module_name).main
+    if module_name == "evolve.arena" and args[:1] not in (["matrix"], ["agents"]):
+        code = main(_capped(args, "--deals", ARENA_DEALS))
+        assert code == 0, capsys.readouterr().err
+        assert "atpr" in capsys.readouterr().out.lower()   # the report, or its JSON
+        return
+    if module_name == "evolve.arena" and args[:1] == ["matrix"]:
+        code = main([*_capped(args, "--games", MATRIX_GAMES), "--out", str(tmp_path)])
+        assert code == 0, capsys.readouterr().err
+        assert (tmp_path / "matrix.md").is_file()
+        return
+    parse_only(monkeypatch)
+    try:
+        code = main(args)
+    except Parsed as parsed:
+        assert parsed.extra == [], f"{' '.join(command)}: unrecognized arguments {parsed.extra}"
+        namespace = parsed.namespace
+    except SystemExit as e:
+        pytest.fail(f"{' '.join(command)}: rejected (exit {e.code}): {capsys.readouterr().err}")
+    else:
+        pytest.fail(f"{' '.join(command)}: returned {code} before parsing: {capsys.readouterr().err}")
+    monkeypatch.undo()
+    if module_name == "evolve.run":
+        from evolve.evolution.config import load_config
+
+        load_config(namespace.config)
+    if module_name == "evolve.studies":
+        from evolve.studies import load_study
+
+        load_study(namespace.config)
