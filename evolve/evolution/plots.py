@@ -11,7 +11,7 @@ def run_title(config: dict) -> str:
     """The title of a run's fitness plot, from its config as a dict (``Config.as_dict()``,
     or the run folder's ``config.json``): the run and ``python -m evolve.plot`` draw the same."""
     kind = (config.get("agent") or {}).get("kind", "network")
-    what = f"{config['network']['encoding']}-based" if kind == "network" else f"{kind} genome,"
+    what = f"{config['network']['encoding']}-based," if kind == "network" else f"{kind} genome,"
     algorithm = ", CMA-ES" if config["evolution"].get("algorithm", "ga") == "cma" else ""
     return (f"{config['experiment']['name']}: {config['experiment']['game']} {what} "
             f"fitness {config['evolution']['fitness']}{algorithm}")
