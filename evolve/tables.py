@@ -48,7 +48,7 @@ from evolve.atomic import atomic_write
 from evolve.cli import Parser, run
 from evolve.errors import UsageError
 
-CHUNK = 1 << 17
+CHUNK = 1 << 15   # deals per engine call (the progress bar moves per chunk)
 GRID = (4, 3, 8)     # profile grid levels: other, shadow, trump totals
 BANDWIDTH = 0.25
 BIN = 0.05           # threshold fit: width of the value bins (tricks)
