@@ -224,9 +224,12 @@ def case_id(case):
 
 
 # seat strings: card play by the registered agents, bidders random / simple (Euchre
-# thresholds 0 = always order up / always go alone, 999 = always pass)
+# thresholds 0 = always order up / always go alone, 999 = always pass) and the Euchre
+# table bidders (evolve.agents.euchre_bidding; simple in the other games)
 BIDDERS = ["random", "random:bidder=simple", "random:bidder=simple,alone=0",
-           "random:bidder=simple,order=999,call=999", "random:bidder=simple,order=0"]
+           "random:bidder=simple,order=999,call=999", "random:bidder=simple,order=0",
+           "random:bidder=linear,bid_start=bulk", "random:bidder=group", "random:bidder=profile",
+           "random:bidder=context", "random:bidder=context,alone=0", "random:bidder=explore"]
 
 
 def expected_target(game, options):
