@@ -29,7 +29,7 @@ RULE_KINDS = (10, 30)       # evolve.agents.rulebased: High/Low/.../rule-based J
 SEARCH_KINDS = (30, 40)     # evolve.agents.search: MC, DMCTS, ISMCTS
 
 BID_RANDOM = 0
-BID_SIMPLE = 1   # kinds >= 2: Euchre table bidders (evolve.agents.euchre_bidding); simple elsewhere
+BID_SIMPLE = 1   # EUCHRE_TABLE_KINDS (2..6): Euchre table bidders (evolve.agents.euchre_bidding); simple elsewhere
 
 JASS_PUSH = 6
 EUCHRE_PASS = -1
@@ -179,7 +179,7 @@ def euchre_worst_card(hand, trump):
 @kernel
 def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
     """Round 1: order up the turned card (True) or pass."""
-    if kinds[BID_KIND + seat] >= EUCHRE_TABLE_KINDS[0]:
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.order(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
@@ -200,7 +200,7 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
 @kernel
 def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
     """Round 2: name a suit other than the upcard's, or pass (-1) unless ``must_call``."""
-    if kinds[BID_KIND + seat] >= EUCHRE_TABLE_KINDS[0]:
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.call(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, must_call)
     banned = pub[UPCARD] // 6
     if kinds[BID_KIND + seat] == BID_RANDOM:
@@ -229,7 +229,7 @@ def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
 @kernel
 def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
     """Whether the maker goes alone."""
-    if kinds[BID_KIND + seat] >= EUCHRE_TABLE_KINDS[0]:
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.alone(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
@@ -239,7 +239,7 @@ def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
 @kernel
 def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
     """The dealer's discard from its six cards after taking the upcard."""
-    if kinds[BID_KIND + seat] >= EUCHRE_TABLE_KINDS[0]:
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.discard(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_card(rngs, seat, hand)

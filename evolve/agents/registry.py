@@ -79,7 +79,8 @@ def register(agent: AgentDef) -> AgentDef:
 
 def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
     """Bidder kind and parameters from the shared bidder options."""
-    if BIDDERS[opts["bidder"]] >= euchre_bidding.EUCHRE_TABLE_KINDS[0]:
+    lo, hi = euchre_bidding.EUCHRE_TABLE_KINDS
+    if lo <= BIDDERS[opts["bidder"]] < hi:
         return BIDDERS[opts["bidder"]], euchre_bidding.bidder_params(opts["bidder"], opts)
     thresholds = [opts["order"], opts["call"], opts["alone"]]
     defaults = [260, 260, 420]
