@@ -325,7 +325,7 @@ def measure(play: str = "cardcounting", deals: int = 100_000, seed: int = 0, *, 
     t0 = time.time()
     for a in range(0, deals, chunk):
         n = min(chunk, deals - a)
-        r = play_deals(g, [spec] * 4, n, seed, start=a, dealer=a % 4, record=True)
+        r = play_deals(g, [spec] * 4, n, seed, start=a, record=True)   # dealer of deal i: i % 4
         i64 = lambda x: np.asarray(x, np.int64)
         tally(i64(r.plays), i64(r.leaders), i64(r.winners), i64(r.trump), i64(r.maker), i64(r.alone),
               i64(r.first_leader), i64(r.dealer), i64(r.calls), acc["all_n"], acc["all_w"], acc["maker_n"],
