@@ -1,5 +1,5 @@
 """One conformance test that every registered game must pass, with every registered agent
-that plays it and every bidder kind.
+that plays it and every bidder kind (all registered bidders with the random player).
 
 For each game, agent and bidder (and a few option sets of the game) it plays random deals
 and checks: the per-deal arrays have the documented shapes and dtypes; hands + rest
@@ -39,8 +39,13 @@ def _agent_cases():
         for name, agent in AGENTS.items():
             if game not in agent.games:
                 continue
-            bidders = ([b for b in BIDDERS if game in BIDDER_GAMES.get(b, (game,))] if "bidder" in agent.options
-                       else [None])
+            # every bidder of the game with the random player, random and simple with the others
+            if "bidder" not in agent.options:
+                bidders = [None]
+            elif name == "random":
+                bidders = [b for b in BIDDERS if game in BIDDER_GAMES.get(b, (game,))]
+            else:
+                bidders = ["random", "simple"]
             for b in bidders:
                 seat = name if b is None else f"{name}:bidder={b}"
                 cases.append(pytest.param(game, seat, id=f"{game}-{seat}"))

@@ -14,6 +14,8 @@ import numpy as np
 from numba import njit
 
 from evolve.games.bits import ONE, ZERO, below, bit, count, has, kernel, lowest, random_card
+from evolve.agents import euchre_bidding
+from evolve.agents.euchre_bidding import EUCHRE_TABLE_KINDS
 from evolve.agents.network import network_card
 from evolve.agents.rulebased import rule_card
 from evolve.agents.search import search_card
@@ -28,7 +30,7 @@ RULE_KINDS = (10, 30)       # evolve.agents.rulebased: High/Low/.../rule-based J
 SEARCH_KINDS = (30, 40)     # evolve.agents.search: MC, DMCTS, ISMCTS
 
 BID_RANDOM = 0
-BID_SIMPLE = 1
+BID_SIMPLE = 1   # EUCHRE_TABLE_KINDS (2..6): Euchre table bidders (evolve.agents.euchre_bidding); simple elsewhere
 
 JASS_PUSH = 6
 EUCHRE_PASS = -1
@@ -180,6 +182,8 @@ def euchre_worst_card(hand, trump):
 @kernel
 def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
     """Round 1: order up the turned card (True) or pass."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.order(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
     up = pub[UPCARD]
@@ -199,6 +203,8 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
 @kernel
 def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
     """Round 2: name a suit other than the upcard's, or pass (-1) unless ``must_call``."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.call(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, must_call)
     banned = pub[UPCARD] // 6
     if kinds[BID_KIND + seat] == BID_RANDOM:
         n = 3 if must_call else 4
@@ -226,6 +232,8 @@ def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
 @kernel
 def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
     """Whether the maker goes alone."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.alone(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
     return euchre_hand_value(hand, trump) >= bid_param(kinds, params, seat, 2, 4.2)
@@ -234,6 +242,8 @@ def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
 @kernel
 def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
     """The dealer's discard from its six cards after taking the upcard."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.discard(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_card(rngs, seat, hand)
     return euchre_worst_card(hand, trump)

@@ -24,13 +24,14 @@ from evolve.agents.policy import (
     PLAY_RANDOM,
     SEAT_INTS,
 )
+from evolve.agents import euchre_bidding
 from evolve.agents.table_bidders import BID_JASS_TABLE, JASS_GRAF
 from evolve.errors import UsageError
 from evolve.games.common import Option, resolve_options
 
-BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, "graf": BID_JASS_TABLE}
-# bidders that decide only some games' calls (the others have no such decision to make)
-BIDDER_GAMES = {"graf": ("jass",)}
+BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE}
+# bidders that decide only some games' calls (their tables mean nothing in the others)
+BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS}}
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,12 @@ class AgentDef:
 AGENTS: dict[str, AgentDef] = {}
 
 BIDDER_OPTIONS = {
-    "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | graf (Jass: the Graf trump "
-                     "table)", tuple(BIDDERS)),
+    "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | Euchre table bidders "
+                     "linear | group | profile | context | explore (evolve.agents.euchre_bidding) | graf (Jass: "
+                     "the Graf trump table)", tuple(BIDDERS)),
+    "bid_start": Option("auto", "Euchre table bidders: start vector default (SPEC §6) | bulk (shipped measured "
+                        "tables) | auto (linear: default, others: bulk)", ("auto", "default", "bulk")),
+    "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),
     "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
     "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
     "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
@@ -79,6 +84,9 @@ def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
     """Bidder kind and parameters from the shared bidder options."""
     if opts["bidder"] == "graf":
         return BID_JASS_TABLE, JASS_GRAF.copy()
+    lo, hi = euchre_bidding.EUCHRE_TABLE_KINDS
+    if lo <= BIDDERS[opts["bidder"]] < hi:
+        return BIDDERS[opts["bidder"]], euchre_bidding.bidder_params(opts["bidder"], opts)
     thresholds = [opts["order"], opts["call"], opts["alone"]]
     defaults = [260, 260, 420]
     params = np.array([(t if t >= 0 else d) / 100.0 for t, d in zip(thresholds, defaults)])
