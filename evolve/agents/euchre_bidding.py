@@ -176,6 +176,18 @@ def _shipped(path: str = str(DATA)) -> dict:
                          "python -m evolve.tables euchre --out " + path) from None
 
 
+DESCRIBE = {
+    "linear": "per-card win probabilities summed to expected tricks; order-up and round-2 thresholds by seat "
+              "relative to the dealer, and a go-alone threshold",
+    "group": "the 24-entry group table (other colour / shadow / trump) with the upcard's weight by seat and "
+             "the thresholds",
+    "profile": "the hand's three group totals matched against bulk-measured profiles, similarity-weighted vote "
+               "on the measured outcome of passing, making and going alone",
+    "context": "the 4608-entry context table [alone][lead][partner took the upcard][trumps][voids][card] "
+               "with the thresholds",
+}
+
+
 def start_names(name: str) -> tuple[str, ...]:
     """The start vectors a bidder has: "default" (hand-set, SPEC §6) and/or "bulk" (measured)."""
     return {"linear": ("default", "bulk"), "group": ("default", "bulk"), "profile": ("bulk",),

@@ -21,7 +21,7 @@ import numpy as np
 
 from evolve.agents.genome import Block, Layout
 from evolve.agents.markov import markov_values
-from evolve.agents.policy import BID_SIMPLE
+from evolve.agents import euchre_bidding
 from evolve.agents.rulebased import KIND_HYBRID, KIND_MARKOV, RULE_CORRECT
 from evolve.agents.table_bidders import (BID_JASS_TABLE, BID_SPADES_TABLE, JASS_GRAF, JASS_LAYOUT, JASS_RANKED,
                                          SPADES_LAYOUT, SPADES_RULE_OF_THUMB)
@@ -85,20 +85,15 @@ for _name, _kind, _what in (("markov", KIND_MARKOV, "Markov(tau): High when the 
         lambda game, k=_kind: k, _markov_layout, {"default": _markov_default}))
 
 
-# ------------------------------------------------------------------ Euchre simple bidder
+# ------------------------------------------------------------------ Euchre table bidders
 
-def _euchre_simple_layout(game) -> Layout:
-    return Layout((
-        Block("order_threshold", (1,), 0.0, 5.0, "round 1: order up when the expected tricks reach this"),
-        Block("call_threshold", (1,), 0.0, 5.0, "round 2: name the best suit when its expected tricks reach this"),
-        Block("alone_threshold", (1,), 0.0, 5.0, "go alone when the expected tricks reach this"),
-    ))
-
-
-register_parametric(ParametricKind(
-    "euchre_simple_bidder", "the simple Euchre bidder's three thresholds on the SPEC §6 expected tricks "
-    "(order up, call in round 2, go alone)", "bid", lambda game: BID_SIMPLE, _euchre_simple_layout,
-    {"default": lambda game: np.array([2.6, 2.6, 4.2])}, games=("euchre",)))
+for _name in ("linear", "group", "profile", "context"):
+    register_parametric(ParametricKind(
+        f"euchre_{_name}_bidder", f"Euchre {_name} table bidder (evolve.agents.euchre_bidding): "
+        + euchre_bidding.DESCRIBE[_name], "bid", lambda game, n=_name: euchre_bidding.KINDS[n],
+        lambda game, n=_name: euchre_bidding.LAYOUTS[n],
+        {start: (lambda game, n=_name, w=start: euchre_bidding.start_vector(n, w))
+         for start in euchre_bidding.start_names(_name)}, games=("euchre",)))
 
 
 # ------------------------------------------------------------------ Jass trump choice, Spades bids
