@@ -152,6 +152,9 @@ def test_cma_champion_is_the_same_with_2_workers(tmp_path):
     ({"agent": {"kind": "telepathy"}}, "agent.kind: got 'telepathy'; expected network or one of"),
     ({"agent": {"kind": "euchre_linear_bidder"}}, "agent.kind: 'euchre_linear_bidder' does not play spades"),
     ({"agent": {"kind": "markov", "init": "bulk"}}, "agent.init: got 'bulk'; expected one of default, uniform"),
+    ({"agent": {"kind": "markov", "init": "champion:populations/jass_trump/champion.npz"}},
+     "agent.init: champion 'populations/jass_trump/champion.npz' is a jass_trump agent, not markov"),
+    ({"agent": {"kind": "markov", "init": "champion:/nowhere/champion.npz"}}, "agent.init: champion file"),
     ({"agent": {"kind": "markov", "bidder": "psychic"}}, "agent.bidder: bidder 'psychic' is invalid"),
     ({"evolution": {"algorithm": "nelder"}}, "evolution.algorithm: got 'nelder'; expected ga "),
     ({"evolution": {"partner": "ghost"}}, "evolution.partner: got 'ghost'"),
@@ -261,3 +264,16 @@ def test_swapping_hidden_hands_never_changes_the_first_bid(game_name, seat):
         assert len(firsts) == 1, (seat, firsts)
         distinct |= firsts
     assert len(distinct) > 1 or seat.endswith("bidder=random")     # a rule looks at its own hand
+
+
+def test_a_run_can_start_from_an_evolved_champion(tmp_path):
+    first = run_cli(BIDDER, "--out", tmp_path / "a", "--no-progress", "--no-benchmark")
+    assert first.returncode == 0, first.stderr
+    cfg = tmp_path / "again.toml"
+    cfg.write_text(BIDDER.read_text().replace('init = "default"', f'init = "champion:{tmp_path / "a" / "champion.npz"}"'))
+    second = run_cli(cfg, "--out", tmp_path / "b", "--no-progress", "--no-benchmark", "--generations", "1")
+    assert second.returncode == 0, second.stderr
+    with np.load(tmp_path / "b" / "checkpoint.npz") as data:
+        founder = data["founders"][0]
+    agent = load_champion(tmp_path / "a").agent
+    assert np.allclose(from_unit(agent.layout, founder[None, :])[0], load_champion(tmp_path / "a").genome)

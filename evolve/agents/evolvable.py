@@ -116,7 +116,17 @@ class ParametricAgent:
         return self.definition.layout(self.game)
 
     def start(self, init: str) -> np.ndarray:
-        """The named start point (``default``, ``bulk``, ...) in natural units."""
+        """The named start point (``default``, ``bulk``, ...) in natural units, or the
+        genome of an evolved champion of the same kind (``champion:PATH``)."""
+        if init.startswith("champion:"):
+            from evolve.agents.champion import load_champion
+
+            path = init.partition(":")[2]
+            champ = load_champion(path)
+            if getattr(champ.agent, "kind", None) != self.kind:
+                raise UsageError(f"champion {path!r} is a {champ.agent.kind} agent, not {self.kind}; expected a "
+                                 f"champion of kind {self.kind}")
+            return champ.genome.copy()
         starts = self.definition.starts
         if init not in starts:
             raise UsageError(f"agent {self.kind!r}: init {init!r} is invalid; valid values: "

@@ -56,7 +56,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "play": Key((str,), "cardcounting", "a seat string whose card play a bidding genome is paired with"),
         "bidder": Key((str,), "simple", "the bidder a card-play genome is paired with (random or simple)"),
         "init": Key((str,), "default", "default (the agent's hand-set numbers), another start the kind ships "
-                    "(e.g. bulk), or uniform"),
+                    "(e.g. bulk), uniform, or champion:PATH (an evolved champion of the same kind)"),
         "noise": Key((float, int), 0.1, "a non-negative number (sd, in unit coordinates, of the perturbed copies "
                      "of the start point in generation 0)", _nonneg),
     },
@@ -309,8 +309,16 @@ def _check_agent(agent: dict, game, fail) -> None:
         fail("agent.kind", f"got {kind!r}; expected network or one of {', '.join(PARAMETRIC)}")
     if game.name not in definition.games:
         fail("agent.kind", f"{kind!r} does not play {game.name}; it plays {', '.join(definition.games)}")
-    if agent["init"] not in (*definition.starts, "uniform"):
-        fail("agent.init", f"got {agent['init']!r}; expected one of {', '.join([*definition.starts, 'uniform'])}")
+    if agent["init"].startswith("champion:"):
+        from evolve.agents.evolvable import ParametricAgent
+
+        try:
+            ParametricAgent(definition, game, agent["play"]).start(agent["init"])
+        except UsageError as e:
+            fail("agent.init", str(e))
+    elif agent["init"] not in (*definition.starts, "uniform"):
+        fail("agent.init", f"got {agent['init']!r}; expected one of {', '.join([*definition.starts, 'uniform'])}, "
+                           "or champion:PATH")
     try:
         if definition.role == "bid":
             parse_seat(agent["play"], game)
