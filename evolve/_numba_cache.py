@@ -16,7 +16,8 @@ respected (with the same relative layout).
 ``configure`` also registers a listener on Numba's ``numba:compile`` event, which fires
 only when a kernel is really compiled (not when it is loaded from the cache): the first
 compile of an engine kernel (``evolve.engine.batch_kernel``) prints one line on stderr
-naming the game and agent families with an estimate; any other first compile prints a
+naming the game and agent families with an estimate (likewise the search agents'
+callback); any other compile that lasts more than ``GENERIC_DELAY`` seconds prints a
 generic line unless a notice was already printed.
 """
 
@@ -49,7 +50,7 @@ def source_hash() -> str:
         pass
     for path in sorted(_PACKAGE.rglob("*.py")):
         text = path.read_bytes()
-        if b"numba" not in text:
+        if b"numba" not in text or path == Path(__file__).resolve():
             continue
         h.update(path.relative_to(_PACKAGE).as_posix().encode())
         h.update(text)
@@ -137,9 +138,10 @@ def kernels_cached() -> bool:
 
 # ----------------------------------------------------------------------------- notice
 
-# Rough compile times on a 2-core machine (seconds): the engine of one game with random
+# Rough compile times measured on a 2-core machine (seconds): the engine of one game with random
 # play and its bidders, plus each agent family's own share (evolve.agents.policy.FAMILIES).
-ENGINE_SECONDS = 10.0
+ENGINE_SECONDS = 8.0
+GENERIC_DELAY = 3.0   # seconds before an unregistered compile is announced
 
 
 def _about(seconds: float) -> str:
@@ -183,12 +185,21 @@ class _Notice:
                 entry = None
             if entry is not None:
                 what, seconds = entry
-                self.say(("kernel", what),
-                         f"compiling the game kernels for {what} (first use of this version, {_about(seconds)})...")
+                self.say(("kernel", what), f"compiling {what} (first use of this version, {_about(seconds)})...")
             elif not self.any:
-                self.say("generic", "compiling Numba kernels (first use of this version, a few seconds)...")
+                # small helper kernels compile in well under a second: say something only
+                # if this one takes a while
+                self.local.timer = threading.Timer(
+                    GENERIC_DELAY, self.say, ("generic", "compiling Numba kernels (first use of this version, "
+                                                         "up to a minute)..."))
+                self.local.timer.daemon = True
+                self.local.timer.start()
         else:
             self.local.depth = max(0, depth - 1)
+            timer = getattr(self.local, "timer", None)
+            if timer is not None and self.local.depth == 0:
+                timer.cancel()
+                self.local.timer = None
 
 
 def _make_notice():
@@ -213,11 +224,17 @@ def announce(key, text: str) -> None:
     _NOTICE.say(key, text)
 
 
-def register_kernel(dispatcher, game: str, families) -> None:
+def register_kernel(dispatcher, what: str, seconds: float) -> None:
+    """Name a kernel for the compile notice ("compiling <what> (first use of this version,
+    about <seconds> s)..."), printed if it is the outermost kernel Numba compiles."""
+    _NOTICE.register(dispatcher, what, seconds)
+
+
+def register_engine(dispatcher, game: str, families) -> None:
     """Name an engine kernel for the compile notice, with its estimated compile time."""
     from evolve.agents.policy import FAMILIES
 
     fams = [f for f in FAMILIES if f.name in set(families)]
     seconds = ENGINE_SECONDS + sum(f.seconds for f in fams)
     agents = ", ".join(["random"] + [f.name for f in fams])
-    _NOTICE.register(dispatcher, f"{game} with agents {agents}", seconds)
+    register_kernel(dispatcher, f"the game kernels for {game} with agents {agents}", seconds)

@@ -104,7 +104,7 @@ def batch_kernel(game: int, families=()):
                 module = DEALS[int(game)]
                 bindings = {"game_deal": Bound(module.INFO.name, module.deal), **card_bindings(fams), **BIDDING_HOOKS}
                 k = specialise(play_batch_kernel, bindings)
-                _numba_cache.register_kernel(k, module.INFO.name, fams)
+                _numba_cache.register_engine(k, module.INFO.name, fams)
                 _KERNELS[key] = k
     return k
 

@@ -81,9 +81,9 @@ class Family:
 
 
 FAMILIES = (
-    Family("network", NETWORK_KINDS, "play_network", network_card, 25.0),
-    Family("rules", RULE_KINDS, "play_rules", rule_card, 25.0),
-    Family("search", SEARCH_KINDS, "play_search", search_card, 10.0),
+    Family("network", NETWORK_KINDS, "play_network", network_card, 20.0),
+    Family("rules", RULE_KINDS, "play_rules", rule_card, 8.0),
+    Family("search", SEARCH_KINDS, "play_search", search_card, 3.0),
 )
 
 play_network = policy_hook("play_network", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)")

@@ -15,7 +15,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from evolve.games.bits import bit, has, kernel
+from numba import njit
+
+from evolve.games.bits import bit, has
 from evolve.games.rules import P_N_TRICKS, legal_cards, suit_of
 from evolve.games.state import HISTORY, HISTORY_STRIDE, N_ACTIVE, OUT_SEAT, PHASE, SIDE_POINTS, TRICKS_WON
 from evolve.games.table import finish_trick, note_play, start_trick
@@ -107,7 +109,9 @@ def play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out_
         leader = finish_trick(rules, mode, pub, t, n_active)
 
 
-@kernel
+# Inlined (Numba IR) into each game's deal: a call would copy the whole ``DealRecord``
+# (17 array descriptors, ~150 words) onto the stack once per deal.
+@njit(cache=True, _nrt=False, inline="always")
 def record_play(rules, pub, rec, i):
     """Copy the outcome of the play phase from ``pub`` into row ``i`` of ``rec``."""
     for s in range(4):
