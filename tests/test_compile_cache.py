@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import evolve  # noqa: F401  (configures the Numba cache before any kernel module)
+
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = (
@@ -43,3 +45,28 @@ def test_compile_is_announced_once_and_cache_is_shared_across_installs(tmp_path)
     shutil.copytree(ROOT / "evolve", other / "evolve", ignore=shutil.ignore_patterns("__pycache__"))
     third = _run(cache, other)
     assert third.stderr == "" and int(third.stdout.split()[-1]) == 0, third.stderr
+
+
+def test_rules_layer_imports_no_agent():
+    """``evolve.games`` receives its policy from the layer above (``evolve.engine``)."""
+    import ast
+
+    for path in sorted((ROOT / "evolve" / "games").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            else:
+                continue
+            assert not any(n.startswith(("evolve.agents", "evolve.engine")) for n in names), (path.name, names)
+
+
+def test_engine_compiles_only_the_families_seated():
+    from evolve.agents.policy import absent_family, card_bindings, families_of
+    from evolve.agents.rulebased import KIND_HIGHLOW
+
+    assert families_of([0, 0, 0, 0]) == ()
+    assert families_of([1, 0, KIND_HIGHLOW, 0]) == ("network", "rules")
+    b = card_bindings(())
+    assert b["play_network"] is absent_family and b["play_rules"] is absent_family and b["play_search"] is absent_family
