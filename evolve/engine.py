@@ -4,17 +4,30 @@ Deal ``i`` of a run with seed ``s`` is fully determined by ``(s, i)``: ``key`` c
 ``numpy.random.SeedSequence(s)``, the deal key is a hash of (key, i), and the deck shuffle
 and each seat's agent draw from their own stream hashed from the deal key. Chunks of deals can therefore be
 played by any number of workers and give identical results.
+
+The batch kernel is specialised per game and per set of card-play agent families
+(``batch_kernel``): ``evolve.engine`` is the layer that binds the rules templates
+(``evolve.games``) to the agents' decision functions (``evolve.agents.policy`` and
+``evolve.agents.bidding``), so a run compiles only the game and the agent families it seats.
 """
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit
 
+from evolve import _numba_cache
+from evolve.agents.bidding import BIDDING_HOOKS
+from evolve.agents.policy import FAMILIES, PLAY_KIND, card_bindings, families_of
 from evolve.games import euchre, jass, spades, sueca
 from evolve.games.bits import DEAL_STREAM, N_STREAMS, deal_key, kernel, next_u64, stream_state
 from evolve.games.rules import GAME_EUCHRE, GAME_JASS, GAME_SPADES, GAME_SUECA, P_GAME, P_N_CARDS
 from evolve.games.state import PUB_SIZE, reset_pub
+from evolve.games.template import Bound, policy_hook, specialise, template
+
+game_deal = policy_hook("game_deal", "(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i)")
 
 
 @kernel
@@ -38,8 +51,8 @@ def shuffle(deck, rngs, stream):
             c -= 1
 
 
-@njit(cache=True, nogil=True)   # lets the parent's executor threads run while it plays a chunk too
-def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work):
+@template(nogil=True)   # lets the parent's executor threads run while it plays a chunk too
+def play_batch_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work):
     """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
 
     ``tables`` holds one ``seat_ints`` row (the four agents) per table; deal j is played
@@ -48,7 +61,6 @@ def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, 
     deal; ``dealers`` holds the dealer of each deal; ``work`` is the agents' scratch memory
     (kernels may not allocate; see ``evolve.agents.policy.Workspace``)."""
     n_cards = rules[P_N_CARDS]
-    game = rules[P_GAME]
     deck = np.empty(n_cards, np.int64)
     pub = np.empty(PUB_SIZE, np.int64)
     hands = np.zeros(4, np.uint64)
@@ -71,14 +83,39 @@ def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, 
         kinds = tables[min(j // per_table, tables.shape[0] - 1)]
         reset_pub(pub, dealer)
         rec.dealer[j] = dealer
-        if game == GAME_SPADES:
-            spades.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
-        elif game == GAME_EUCHRE:
-            euchre.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
-        elif game == GAME_SUECA:
-            sueca.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
-        elif game == GAME_JASS:
-            jass.deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
+        game_deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
+
+
+DEALS = {GAME_SPADES: spades, GAME_EUCHRE: euchre, GAME_SUECA: sueca, GAME_JASS: jass}
+_KERNELS: dict = {}
+_LOCK = threading.Lock()
+
+
+def batch_kernel(game: int, families=()):
+    """The batch kernel of game ``game`` (``rules[P_GAME]``) with the card-play agent
+    families ``families`` compiled in (random play and every bidder always are)."""
+    fams = tuple(f.name for f in FAMILIES if f.name in set(families))
+    key = (int(game), fams)
+    k = _KERNELS.get(key)
+    if k is None:
+        with _LOCK:
+            k = _KERNELS.get(key)
+            if k is None:
+                module = DEALS[int(game)]
+                bindings = {"game_deal": Bound(module.INFO.name, module.deal), **card_bindings(fams), **BIDDING_HOOKS}
+                k = specialise(play_batch_kernel, bindings)
+                _numba_cache.register_engine(k, module.INFO.name, fams)
+                _KERNELS[key] = k
+    return k
+
+
+def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, families=None):
+    """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec`` (see ``play_batch_kernel``)
+    with the kernel for the game and the agent families of ``tables`` (or ``families``,
+    a superset, so that batches of one run share one kernel)."""
+    if families is None:
+        families = families_of(np.asarray(tables)[..., PLAY_KIND:PLAY_KIND + 4])
+    batch_kernel(int(rules[P_GAME]), families)(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work)
 
 
 @njit(cache=True)

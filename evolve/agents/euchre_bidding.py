@@ -449,6 +449,21 @@ def order(kind, params, lo, hi, seat, hand, pub, rngs):
 
 
 @kernel
+def random_euchre_call(rngs, seat, banned, must_call):
+    """A uniformly random round-2 call: a suit other than ``banned``, or pass (-1) unless
+    ``must_call``."""
+    k = below(rngs, seat, 3 if must_call else 4)
+    if k == 3:
+        return PASS
+    for s in range(4):
+        if s != banned:
+            if k == 0:
+                return s
+            k -= 1
+    return PASS
+
+
+@kernel
 def call(kind, params, lo, hi, seat, hand, pub, rngs, must_call):
     """Round 2: a suit other than the upcard's, or -1 (pass) unless ``must_call``."""
     _check(kind, lo, hi)
@@ -456,15 +471,7 @@ def call(kind, params, lo, hi, seat, hand, pub, rngs, must_call):
     pos = _pos(seat, pub)
     if kind == BID_EXPLORE:
         if uniform(rngs, seat) < params[lo]:
-            n = 3 if must_call else 4
-            k = below(rngs, seat, n)
-            if k == 3:
-                return PASS
-            for s in range(4):
-                if s != banned:
-                    if k == 0:
-                        return s
-                    k -= 1
+            return random_euchre_call(rngs, seat, banned, must_call)
         kind = BID_LINEAR
         lo += 1
     best = -1

@@ -52,6 +52,7 @@ from numba import carray, cfunc, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from evolve import _numba_cache
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
 from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, random_card
 from evolve.games.rules import (
@@ -609,6 +610,10 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
     if kind == KIND_DMCTS:
         return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
     return ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+
+
+# announced on stderr when compiled (once per version; see evolve._numba_cache)
+_numba_cache.register_kernel(search_impl, "the search agents (mc, dmcts, ismcts)", 20.0)
 
 
 # The engine reaches ``search_impl`` through a function pointer rather than by a direct

@@ -389,12 +389,8 @@ class Evolution:
 
     def warm_up(self, population: np.ndarray) -> None:
         """Compile (or load) the kernels before the progress bar starts its clock: one
-        table of one round, and breeding four members."""
-        from evolve._numba_cache import kernels_cached
-
-        if self.progress and not kernels_cached():
-            print("compiling the game kernels for this machine (once per version, about two minutes)...",
-                  file=sys.stderr, flush=True)
+        table of one round, and breeding four members. (A real compile is announced on
+        stderr by ``evolve._numba_cache``.)"""
         few = np.clip(population[: min(4, len(population))], -1.0, 1.0)
         replace(self.tournament, games=1, rounds=1).evaluate(self.member_specs(few), 0, 0)
         if self.config.evolution["algorithm"] == "ga":

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evolve.agents.policy import families_of
 from evolve.agents.registry import AgentSpec, pack_tables, parse_seat
 from evolve.api import PlayResult
 from evolve.engine import accumulate_games, play_batch
@@ -130,15 +131,17 @@ def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.
     return expand_deals(base, base_dealer, game.info.hand_size, rounds, 0, n_tables)
 
 
-def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, work_size, record,
+def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, work_size, record, families,
                first, last) -> DealRecord:
     """Play tables ``first .. last-1`` of a generation (plain arrays in, plain arrays out;
-    everything before ``first`` is the generation's job, the same for every chunk)."""
+    everything before ``first`` is the generation's job, the same for every chunk).
+    ``families``: the card-play agent families of every spec the tournament may seat, so
+    that every chunk and generation (and the warm-up) plays with the same engine kernel."""
     decks, dealers = expand_deals(base, base_dealer, shape[0], per_table, first, last)
     n = decks.shape[0]
     rec = new_record(n, *shape, record)
     play_batch(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec,
-               np.zeros(max(work_size, 1)))
+               np.zeros(max(work_size, 1)), families=families)
     return rec
 
 
@@ -180,7 +183,8 @@ class Tournament:
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
-        job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record)
+        families = families_of([s.play_kind for s in specs])
+        job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record, families)
         recs = runner(job, seating.n_tables, chunks) if runner else [play_chunk(*job, 0, seating.n_tables)]
         rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
         fit = seat_fitness(_as_result(self.game, rec), self.fitness)

@@ -8,10 +8,12 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit
 
-from evolve.games.bits import bit, kernel
+from evolve.games.bits import bit
 
 
-@kernel
+# Inlined (Numba IR) into each game's deal: a call would copy the whole ``DealRecord``
+# (17 array descriptors, ~150 words) onto the stack once per deal.
+@njit(cache=True, _nrt=False, inline="always")
 def deal_hands(deck, hand_size, hands, rec, i):
     """Give seat s the cards deck[s*hand_size:(s+1)*hand_size]; record hands and the rest."""
     for s in range(4):

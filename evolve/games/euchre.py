@@ -23,13 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.agents.policy import (
-    choose_euchre_alone,
-    choose_euchre_call,
-    choose_euchre_discard,
-    choose_euchre_order,
-)
-from evolve.games.bits import bit, has, kernel
+from evolve.games.bits import bit, has
 from evolve.games.common import GameInfo, Option, deal_hands
 from evolve.games.rules import (
     GAME_EUCHRE,
@@ -49,7 +43,16 @@ from evolve.games.rules import (
     make_rules,
 )
 from evolve.games.state import ALONE, CALLS, MAKER, MODE, PHASE, UPCARD
+from evolve.games.template import policy_hook, template
 from evolve.games.tricks import play_tricks, record_play
+
+# supplied by the layer above (evolve.agents.bidding via evolve.engine)
+choose_euchre_order = policy_hook("choose_euchre_order", "(kinds, params, seat, rules, hand, pub, rngs) -> bool")
+choose_euchre_call = policy_hook(
+    "choose_euchre_call", "(kinds, params, seat, rules, hand, pub, rngs, must_call) -> suit or -1")
+choose_euchre_alone = policy_hook("choose_euchre_alone", "(kinds, params, seat, rules, hand, pub, rngs, trump) -> bool")
+choose_euchre_discard = policy_hook(
+    "choose_euchre_discard", "(kinds, params, seat, rules, hand, pub, rngs, trump) -> card")
 
 SETUPS = ("standard", "fixed_spades")
 SETUP_FIXED_SPADES = 1
@@ -94,7 +97,7 @@ def build(opts: dict):
     return make_rules(params, suit, rank, np.arange(4), np.zeros((4, 24)), strength, np.ones(4))
 
 
-@kernel
+@template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Euchre deal: bidding, discard, going alone, five tricks, scoring."""
     deal_hands(deck, 5, hands, rec, i)

@@ -15,9 +15,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.bits import kernel
-
-from evolve.agents.policy import JASS_PUSH, choose_jass_mode
 from evolve.games.common import GameInfo, Option, deal_hands
 from evolve.games.rules import (
     GAME_JASS,
@@ -38,9 +35,14 @@ from evolve.games.rules import (
     multiplier_of,
 )
 from evolve.games.state import CALLS, MAKER, MODE, PUSHED
+from evolve.games.template import policy_hook, template
 from evolve.games.tricks import play_tricks, record_play
 
+# supplied by the layer above (evolve.agents.bidding via evolve.engine)
+choose_jass_mode = policy_hook("choose_jass_mode", "(kinds, params, seat, rules, hand, pub, rngs, may_push) -> mode")
+
 OBE, UNE = 4, 5
+JASS_PUSH = 6   # the forehand's call that passes the choice to its partner
 # face index: 6 7 8 9 10 J Q K A
 _TRUMP_RANK = (0, 1, 2, 7, 3, 8, 4, 5, 6)
 _TRUMP_POINTS = (0, 0, 0, 14, 10, 20, 3, 4, 11)
@@ -86,7 +88,7 @@ def build(opts: dict):
     return make_rules(params, suit, rank, np.array([0, 1, 2, 3, -1, -1]), points, strength, mult)
 
 
-@kernel
+@template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Schieber deal: trump declaration with push, nine tricks, scoring."""
     deal_hands(deck, 9, hands, rec, i)

@@ -18,9 +18,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.bits import kernel
-
-from evolve.agents.policy import choose_spades_bid
 from evolve.games.common import GameInfo, Option, deal_hands
 from evolve.games.rules import (
     GAME_SPADES,
@@ -39,7 +36,12 @@ from evolve.games.rules import (
     make_rules,
 )
 from evolve.games.state import BIDS
+from evolve.games.template import policy_hook, template
 from evolve.games.tricks import play_tricks, record_play
+
+# supplied by the layer above (evolve.agents.bidding via evolve.engine)
+choose_spades_bid = policy_hook(
+    "choose_spades_bid", "(kinds, params, seat, rules, hand, pub, rngs, allow_nil, max_bid) -> bid")
 
 BIDDING = ("none", "exact", "standard")
 BID_NONE, BID_EXACT, BID_STANDARD = 0, 1, 2
@@ -81,7 +83,7 @@ def exact_score(bid, tricks):
     return -5 * abs(tricks - bid)
 
 
-@kernel
+@template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Spades deal: bidding (if any), thirteen tricks, scoring."""
     deal_hands(deck, 13, hands, rec, i)

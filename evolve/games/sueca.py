@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.bits import DEAL_STREAM, below, kernel
+from evolve.games.bits import DEAL_STREAM, below
 from evolve.games.common import GameInfo, Option, deal_hands
 from evolve.games.rules import (
     GAME_SUECA,
@@ -36,6 +36,7 @@ from evolve.games.rules import (
     make_rules,
 )
 from evolve.games.state import MODE, UPCARD
+from evolve.games.template import template
 from evolve.games.tricks import play_tricks, record_play
 
 SETUPS = ("standard", "study")
@@ -79,7 +80,7 @@ def game_points(points, tricks):
     return 0
 
 
-@kernel
+@template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Sueca deal: trump from the dealer's card (or a random card), ten tricks."""
     deal_hands(deck, 10, hands, rec, i)

@@ -4,6 +4,10 @@
 card given only that seat's observation, checks legality, resolves tricks with the game's
 rank tables and keeps ``pub`` (the public state) and the per-deal record up to date.
 Games differ only in their tables, legality kind, phases before play and scoring.
+
+The agents' card choice is the policy hook ``choose_card``: this module does not know the
+agents. ``play_tricks`` is a template (``evolve.games.template``) that ``evolve.engine``
+specialises with the ``choose_card`` of the agent families a batch seats.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from evolve.agents.policy import choose_card
-from evolve.games.bits import bit, has, kernel
+from evolve.games.bits import bit, has
 from evolve.games.rules import P_N_TRICKS, legal_cards, suit_of
 from evolve.games.state import HISTORY, HISTORY_STRIDE, N_ACTIVE, OUT_SEAT, PHASE, SIDE_POINTS, TRICKS_WON
 from evolve.games.table import finish_trick, note_play, start_trick
+from evolve.games.template import policy_hook, template
+
+choose_card = policy_hook(
+    "choose_card", "(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work) -> card from legal")
 
 class DealRecord(NamedTuple):
     """Per-deal output arrays of a batch (row i = deal i). Play-by-play arrays have zero
@@ -67,7 +74,7 @@ def new_record(n: int, hand: int, n_rest: int, n_tricks: int, record: bool) -> D
     )
 
 
-@njit(cache=True, inline="always")
+@template(inline="always")
 def play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led):
     """Ask ``seat`` for its card as the q-th of the trick, check it, apply it; return it."""
     hand = hands[seat]
@@ -80,7 +87,7 @@ def play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led):
     return card
 
 
-@kernel
+@template(_nrt=False)
 def play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out_seat):
     """Play every trick of a deal from ``leader``; ``out_seat`` (or -1) sits out.
     Everything that happens is kept in ``pub`` (see ``record_play``)."""
@@ -102,7 +109,9 @@ def play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out_
         leader = finish_trick(rules, mode, pub, t, n_active)
 
 
-@kernel
+# Inlined (Numba IR) into each game's deal: a call would copy the whole ``DealRecord``
+# (17 array descriptors, ~150 words) onto the stack once per deal.
+@njit(cache=True, _nrt=False, inline="always")
 def record_play(rules, pub, rec, i):
     """Copy the outcome of the play phase from ``pub`` into row ``i`` of ``rec``."""
     for s in range(4):

@@ -1,0 +1,232 @@
+"""Bidding and trump-call decisions: the policy hooks of the games' bidding phases.
+
+Each game module declares the decisions it asks for as policy hooks
+(``evolve.games.template.policy_hook``) and ``evolve.engine`` binds them to the functions
+below (``BIDDING_HOOKS``). The signatures are the contract with the games and must not
+change::
+
+    choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, max_bid) -> 0..max_bid
+    choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs) -> bool (order up)
+    choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call) -> suit, or EUCHRE_PASS
+    choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump) -> bool
+    choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump) -> card of hand
+    choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push) -> 0..5, or JASS_PUSH
+
+A seat's bidder is the integer kind ``kinds[BID_KIND + seat]`` with the parameters
+``params[kinds[BID_LO + seat]:kinds[BID_HI + seat]]`` (``bid_param`` reads one with a
+default); only the deciding seat's hand and the public state ``pub`` may be read.
+
+Bidder kinds: 0 random, 1 simple, 2..6 the Euchre table bidders
+(``evolve.agents.euchre_bidding``), 20 the Jass trump-choice table and 30 the Spades bid
+predictor (``evolve.agents.table_bidders``; with their SPEC numbers they are also the
+simple bidder of Jass and Spades).
+
+Adding a bidder kind (the extension point):
+
+1. pick the next free number below and add it to ``evolve.agents.registry.BIDDERS`` (the
+   seat option ``bidder=<name>``; its parameters come from ``bidder_from``);
+2. add a branch ``if kind == BID_<NAME>: return ...`` at the top of each ``choose_*``
+   function below whose game it plays (a kind a function does not handle falls through to
+   the simple bidder), calling your own kernel (``@kernel``), ideally in its own module;
+3. nothing to change in ``evolve.games`` or ``evolve.engine``.
+
+Every engine compiles all the bidders of its game, so keep a heavy bidder (a network
+forward pass, a search) in its own kernel rather than inlined, or give it its own hook
+binding in ``evolve.engine`` like the card-play families (``evolve.agents.policy``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evolve.agents import euchre_bidding
+from evolve.agents.euchre_bidding import EUCHRE_TABLE_KINDS, random_euchre_call
+from evolve.agents.table_bidders import (BID_JASS_TABLE, BID_SPADES_TABLE, JASS_RANKED, SPADES_RULE_OF_THUMB,
+                                         jass_table_mode, spades_table_bid)
+from evolve.games.bits import ONE, ZERO, below, bit, kernel, lowest, random_card
+from evolve.games.jass import JASS_PUSH
+from evolve.games.state import DEALER, UPCARD
+
+# Bidder kinds (``AgentSpec.bid_kind``).
+BID_RANDOM = 0
+BID_SIMPLE = 1
+
+EUCHRE_PASS = -1
+
+# the simple bidder's numbers in Spades and Jass (compile-time constants of the kernels)
+_RULE_OF_THUMB = SPADES_RULE_OF_THUMB.copy()
+_RANKED = JASS_RANKED.copy()
+
+# Layout of the bidder's slots in ``seat_ints`` (see evolve.agents.policy).
+BID_KIND = 4
+BID_LO = 16
+BID_HI = 20
+
+
+@njit(cache=True, inline="always")
+def bid_param(kinds, params, seat, j, default):
+    """Parameter ``j`` of the seat's bidder, or ``default`` when it has fewer."""
+    a = kinds[BID_LO + seat]
+    if a + j < kinds[BID_HI + seat]:
+        return params[a + j]
+    return default
+
+
+# ----------------------------------------------------------------------------- Spades
+
+
+@kernel
+def choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, max_bid):
+    """A Spades bid 0..max_bid (0 is nil under standard bidding). The simple bidder is the
+    bid predictor (``evolve.agents.table_bidders``) with the rule-of-thumb numbers."""
+    kind = kinds[BID_KIND + seat]
+    if kind == BID_RANDOM:
+        return below(rngs, seat, max_bid + 1)
+    if kind == BID_SPADES_TABLE:
+        return spades_table_bid(params, kinds[BID_LO + seat], hand, allow_nil, max_bid)
+    return spades_table_bid(_RULE_OF_THUMB, 0, hand, allow_nil, max_bid)
+
+
+# ----------------------------------------------------------------------------- Euchre
+
+# SPEC §6: per-card probability (x 1/32512) of winning a trick, by group.
+_EU_OTHER = np.array([255, 394, 645, 1456, 4397, 15857], dtype=np.float64)
+_EU_SHADOW = np.array([359, 508, 0, 927, 3008, 13127], dtype=np.float64)
+_EU_TRUMP = np.array([13833, 13745, 0, 13186, 14738, 17722], dtype=np.float64)
+_EU_LEFT = 21129.0
+_EU_RIGHT = 32512.0
+
+
+@njit(cache=True)
+def euchre_card_value(card, trump):
+    """Expected tricks of one card if ``trump`` is trump (SPEC §6 table)."""
+    s = card // 6
+    r = card % 6
+    shadow = 3 - trump
+    if s == trump:
+        v = _EU_RIGHT if r == 2 else _EU_TRUMP[r]
+    elif s == shadow:
+        v = _EU_LEFT if r == 2 else _EU_SHADOW[r]
+    else:
+        v = _EU_OTHER[r]
+    return v / 32512.0
+
+
+@kernel
+def euchre_hand_value(hand, trump):
+    """Expected tricks of a hand under ``trump``."""
+    total = 0.0
+    m = hand
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        total += euchre_card_value(c, trump)
+    return total
+
+
+@kernel
+def euchre_worst_card(hand, trump):
+    """The card of least value under ``trump`` (the natural discard)."""
+    best = -1
+    best_v = 1e9
+    m = hand
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        v = euchre_card_value(c, trump)
+        if v < best_v:
+            best_v = v
+            best = c
+    return best
+
+
+@kernel
+def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
+    """Round 1: order up the turned card (True) or pass."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.order(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs)
+    if kinds[BID_KIND + seat] == BID_RANDOM:
+        return below(rngs, seat, 2) == 1
+    up = pub[UPCARD]
+    trump = up // 6
+    value = euchre_hand_value(hand, trump)
+    if seat == pub[DEALER]:
+        # the dealer would take the upcard and shed its worst card
+        h = hand | bit(up)
+        value = euchre_hand_value(h, trump) - euchre_card_value(euchre_worst_card(h, trump), trump)
+    elif (seat + 2) % 4 == pub[DEALER]:
+        value += 0.5 * euchre_card_value(up, trump)
+    else:
+        value -= 0.5 * euchre_card_value(up, trump)
+    return value >= bid_param(kinds, params, seat, 0, 2.6)
+
+
+@kernel
+def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
+    """Round 2: name a suit other than the upcard's, or pass (-1) unless ``must_call``."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.call(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
+                                   must_call)
+    banned = pub[UPCARD] // 6
+    if kinds[BID_KIND + seat] == BID_RANDOM:
+        return random_euchre_call(rngs, seat, banned, must_call)
+    best = -1
+    best_v = -1.0
+    for s in range(4):
+        if s != banned:
+            v = euchre_hand_value(hand, s)
+            if v > best_v:
+                best_v = v
+                best = s
+    if must_call or best_v >= bid_param(kinds, params, seat, 1, 2.6):
+        return best
+    return EUCHRE_PASS
+
+
+@kernel
+def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
+    """Whether the maker goes alone."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.alone(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
+                                    trump)
+    if kinds[BID_KIND + seat] == BID_RANDOM:
+        return below(rngs, seat, 2) == 1
+    return euchre_hand_value(hand, trump) >= bid_param(kinds, params, seat, 2, 4.2)
+
+
+@kernel
+def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
+    """The dealer's discard from its six cards after taking the upcard."""
+    if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
+        return euchre_bidding.discard(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
+                                      trump)
+    if kinds[BID_KIND + seat] == BID_RANDOM:
+        return random_card(rngs, seat, hand)
+    return euchre_worst_card(hand, trump)
+
+
+# ----------------------------------------------------------------------------- Jass
+
+@kernel
+def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
+    """A Jass mode 0..5, or JASS_PUSH (only when ``may_push``). The simple bidder is the
+    SPEC §2 "ranked" rule: the trump-choice table (``evolve.agents.table_bidders``) with the
+    ranked numbers."""
+    kind = kinds[BID_KIND + seat]
+    if kind == BID_RANDOM:
+        return below(rngs, seat, 7 if may_push else 6)
+    if kind == BID_JASS_TABLE:
+        return jass_table_mode(params, kinds[BID_LO + seat], hand, may_push)
+    return jass_table_mode(_RANKED, 0, hand, may_push)
+
+
+# The hooks the game modules declare, bound by ``evolve.engine``.
+BIDDING_HOOKS = {
+    "choose_spades_bid": choose_spades_bid,
+    "choose_euchre_order": choose_euchre_order,
+    "choose_euchre_call": choose_euchre_call,
+    "choose_euchre_alone": choose_euchre_alone,
+    "choose_euchre_discard": choose_euchre_discard,
+    "choose_jass_mode": choose_jass_mode,
+}
