@@ -37,15 +37,15 @@ binding in ``evolve.engine`` like the card-play families (``evolve.agents.policy
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from evolve.agents import euchre_bidding
-from evolve.agents.euchre_bidding import EUCHRE_TABLE_KINDS, random_euchre_call
+from evolve.agents.euchre_bidding import (EUCHRE_TABLE_KINDS, SPEC_TABLE, SPEC_UNIT, hand_value, random_euchre_call,
+                                          rel_index, worst_card)
 from evolve.agents.table_bidders import (BID_JASS_TABLE, BID_SPADES_TABLE, JASS_RANKED, SPADES_RULE_OF_THUMB,
                                          jass_table_mode, spades_table_bid)
-from evolve.games.bits import ONE, ZERO, below, bit, kernel, lowest, random_card
-from evolve.games.jass import JASS_PUSH
+from evolve.games.bits import below, bit, kernel, random_card
+from evolve.games.jass import JASS_PUSH  # noqa: F401  (re-exported through evolve.agents.policy)
 from evolve.games.state import DEALER, UPCARD
 
 # Bidder kinds (``AgentSpec.bid_kind``).
@@ -90,55 +90,21 @@ def choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, ma
 
 # ----------------------------------------------------------------------------- Euchre
 
-# SPEC §6: per-card probability (x 1/32512) of winning a trick, by group.
-_EU_OTHER = np.array([255, 394, 645, 1456, 4397, 15857], dtype=np.float64)
-_EU_SHADOW = np.array([359, 508, 0, 927, 3008, 13127], dtype=np.float64)
-_EU_TRUMP = np.array([13833, 13745, 0, 13186, 14738, 17722], dtype=np.float64)
-_EU_LEFT = 21129.0
-_EU_RIGHT = 32512.0
-
-
-@njit(cache=True)
-def euchre_card_value(card, trump):
-    """Expected tricks of one card if ``trump`` is trump (SPEC §6 table)."""
-    s = card // 6
-    r = card % 6
-    shadow = 3 - trump
-    if s == trump:
-        v = _EU_RIGHT if r == 2 else _EU_TRUMP[r]
-    elif s == shadow:
-        v = _EU_LEFT if r == 2 else _EU_SHADOW[r]
-    else:
-        v = _EU_OTHER[r]
-    return v / 32512.0
+# SPEC §6 per-card probabilities, indexed trump-relative (``euchre_bidding.rel_index``):
+# the simple bidder values hands with the linear table bidder's kernels and SPEC numbers
+_SPEC_VALUES = (SPEC_TABLE / SPEC_UNIT).ravel().copy()
 
 
 @kernel
 def euchre_hand_value(hand, trump):
-    """Expected tricks of a hand under ``trump``."""
-    total = 0.0
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        total += euchre_card_value(c, trump)
-    return total
+    """Expected tricks of a hand under ``trump`` (SPEC §6 table)."""
+    return hand_value(_SPEC_VALUES, 0, hand, trump)
 
 
 @kernel
-def euchre_worst_card(hand, trump):
-    """The card of least value under ``trump`` (the natural discard)."""
-    best = -1
-    best_v = 1e9
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        v = euchre_card_value(c, trump)
-        if v < best_v:
-            best_v = v
-            best = c
-    return best
+def euchre_card_value(card, trump):
+    """Expected tricks of one card if ``trump`` is trump (SPEC §6 table)."""
+    return _SPEC_VALUES[rel_index(card, trump)]
 
 
 @kernel
@@ -154,7 +120,7 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
     if seat == pub[DEALER]:
         # the dealer would take the upcard and shed its worst card
         h = hand | bit(up)
-        value = euchre_hand_value(h, trump) - euchre_card_value(euchre_worst_card(h, trump), trump)
+        value = euchre_hand_value(h, trump) - euchre_card_value(worst_card(_SPEC_VALUES, 0, h, trump), trump)
     elif (seat + 2) % 4 == pub[DEALER]:
         value += 0.5 * euchre_card_value(up, trump)
     else:
@@ -203,7 +169,7 @@ def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
                                       trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_card(rngs, seat, hand)
-    return euchre_worst_card(hand, trump)
+    return worst_card(_SPEC_VALUES, 0, hand, trump)
 
 
 # ----------------------------------------------------------------------------- Jass

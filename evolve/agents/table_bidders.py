@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from evolve.agents.genome import Block, Layout
-from evolve.games.bits import count, has, kernel
+from evolve.games.bits import has, kernel
 
 BID_JASS_TABLE = 20
 BID_SPADES_TABLE = 30

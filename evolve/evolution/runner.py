@@ -14,8 +14,6 @@ get them in natural units.
 from __future__ import annotations
 
 import json
-import shutil
-import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
