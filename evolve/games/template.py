@@ -19,7 +19,10 @@ the given functions and compiles the copies with Numba, ``cache=True``. Only the
 bound are compiled in, so an engine for random play never compiles the networks or the
 search. Each copy is named ``<qualname>__<tag>`` where the tag names what was bound into it
 (labels plus a short hash of the functions' qualified names), so every specialisation has
-its own Numba cache file and index.
+its own Numba cache file and index (Numba keys a cache entry on the file, qualified name,
+signature and bytecode only, which the copies share otherwise). Copies are plain functions
+with their own globals, not closures, so Numba caches them (a closure over a dispatcher,
+or a dispatcher passed as an argument, gets a new cache key in every process).
 
 Bindings may be Numba dispatchers, other templates (specialised with the same bindings)
 or ``Bound`` (a dispatcher with a readable label for the tag).
