@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="output folder (default: RUN_DIR/plots if present, else plots/<experiment>)")
     args = p.parse_args(argv)
     from evolve.evolution.checkpoint import load_checkpoint
-    from evolve.evolution.plots import plot_fitness, run_title
+    from evolve.evolution.plots import plot_fitness, run_title, validation_label
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():
@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         out = run_dir / "plots" if (run_dir / "plots").is_dir() else Path("plots") / name
     try:
-        path = plot_fitness(logbook, out / "fitness.png", run_title(config) if config else f"{name}: fitness")
+        path = plot_fitness(logbook, out / "fitness.png", run_title(config) if config else f"{name}: fitness",
+                            validation_label(config) if config else "")
     except (KeyError, TypeError) as e:
         raise UsageError(f"{log_path}: a generation record lacks {e}; {RUN_FOLDER}") from None
     print(path)

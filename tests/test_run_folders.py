@@ -160,3 +160,22 @@ def test_random_bytes_checkpoint_never_suggests_pickles(tmp_path):
     res = run_cli(TINY, "--out", tmp_path / "r", "--resume", "--no-progress")
     assert res.returncode == 2 and "allow_pickle" not in res.stderr and "pickle" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_the_progress_figure_is_the_generations_best_on_fixed_deals(tmp_path):
+    from evolve.evolution.config import load_config
+    from evolve.evolution.runner import Evolution
+
+    cfg = load_config(TINY).with_overrides(evolution={"generations": 7, "max_generations": 7, "progress_every": 3,
+                                                      "progress_deals": 300})
+    evo = Evolution(cfg, run_dir=tmp_path / "r", plot_dir=tmp_path / "p", progress=False)
+    state = evo.run()
+    marked = [r for r in state.logbook if "validation" in r]
+    assert [r["gen"] for r in marked] == [0, 3, 6]
+    for r in marked:
+        assert r["validation_low"] < r["validation"] < r["validation_high"]
+        assert 0.0 <= r["validation"] <= 13.0
+    # the same figure again from the member itself: fixed deals, fixed opponent
+    again = evo.fixed_deal_scores(state.elite[0], 300, state.seed).mean()
+    assert again == pytest.approx(marked[-1]["validation"])
+    assert (tmp_path / "p" / "fitness.png").stat().st_size > 10_000

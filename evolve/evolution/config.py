@@ -95,6 +95,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "algorithm": Key((str,), "ga", "ga (the study's truncation, recombination and mutation) or cma (DEAP's CMA-ES)",
                          lambda s: s in ("ga", "cma")),
         "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
+        "progress_every": Key((int,), 10, "a non-negative integer (every k generations the generation's best plays "
+                              "progress_deals fixed deals against the first opponent or Random; 0: never)", _nonneg),
+        "progress_deals": Key((int,), 1000, "a positive integer (fixed deals of the progress figure)", _pos),
         "partner": Key((str,), "opponent", "opponent (at opponent tables the member's partner is an opponent) or "
                        "self (the member sits in both seats of its side)", lambda s: s in ("opponent", "self")),
         "champion": Key((str,), "hall_of_fame", "hall_of_fame (best single evaluation, the study) or validated",
@@ -127,10 +130,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
 # Settings a resumed run may change (it only goes on for longer, checkpoints differently or
 # picks its champion differently); every other key fixes what has happened so far.
 EXTENDABLE = {("evolution", k) for k in ("generations", "patience", "max_generations", "checkpoint_every",
-                                         "checkpoint_seconds", "champion", "validation_deals", "elite")} | {
+                                         "checkpoint_seconds", "champion", "validation_deals", "elite",
+                                         "progress_every", "progress_deals")} | {
     ("experiment", "description")}
 ADDED_KEYS = {("evolution", "checkpoint_seconds"): 30.0, ("evolution", "algorithm"): "ga",
-              ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent"}
+              ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent",
+              ("evolution", "progress_every"): 10, ("evolution", "progress_deals"): 1000}
 
 
 def _digest(d: dict) -> str:

@@ -17,8 +17,18 @@ def run_title(config: dict) -> str:
             f"fitness {config['evolution']['fitness']}{algorithm}")
 
 
-def plot_fitness(logbook: list[dict], path: str | Path, title: str = "") -> Path:
-    """Draw best / mean / spread (mean ± sd band, min-max band) per generation to a PNG."""
+def validation_label(config: dict) -> str:
+    """The legend of the fixed-deal curve, from a run's config (as ``run_title``)."""
+    ev = config["evolution"]
+    opponent = (ev.get("opponents") or ["random"])[0]
+    return f"best of generation vs {opponent} on {ev.get('progress_deals', 1000)} fixed deals"
+
+
+def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validation_label: str = "") -> Path:
+    """Draw best / mean / spread (mean ± sd band, min-max band) per generation to a PNG,
+    the generation's best on fixed deals against a fixed opponent with its 95% CI (where
+    the logbook has it), and the mutation rate or CMA-ES step size on a second axis. The
+    legend sits below the axes, so it never covers the data."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -28,23 +38,36 @@ def plot_fitness(logbook: list[dict], path: str | Path, title: str = "") -> Path
     path.parent.mkdir(parents=True, exist_ok=True)
     gen = np.array([r["gen"] for r in logbook])
     get = lambda k: np.array([r[k] for r in logbook], dtype=float)  # noqa: E731
-    fig, ax = plt.subplots(figsize=(9, 5), dpi=110)
+    fig, ax = plt.subplots(figsize=(9, 5.6), dpi=110)
     if len(gen):
         ax.fill_between(gen, get("min"), get("max"), color="tab:blue", alpha=0.12, label="min-max")
         ax.fill_between(gen, get("mean") - get("std"), get("mean") + get("std"), color="tab:blue", alpha=0.25, label="mean ± sd")
         ax.plot(gen, get("mean"), color="tab:blue", lw=1.2, label="mean")
         ax.plot(gen, get("max"), color="tab:red", lw=1.2, label="best of generation")
         ax.plot(gen, np.maximum.accumulate(get("max")), color="black", lw=1, ls="--", label="best so far")
+        val = [r for r in logbook if "validation" in r]
+        if val:
+            vg = np.array([r["gen"] for r in val])
+            ax.fill_between(vg, [r["validation_low"] for r in val], [r["validation_high"] for r in val],
+                            color="tab:purple", alpha=0.25, label="its 95% CI")
+            ax.plot(vg, [r["validation"] for r in val], color="tab:purple", lw=1.6, marker="o", ms=2.5,
+                    label=validation_label or "best of generation on fixed deals vs a fixed opponent")
         ax2 = ax.twinx()
-        ax2.plot(gen, get("mutation"), color="tab:green", lw=0.8, alpha=0.7)
-        ax2.set_ylabel("mutation rate m", color="tab:green")
-        ax2.set_ylim(0, 1)
+        cma = all("sigma" in r for r in logbook)
+        ax2.plot(gen, get("sigma") if cma else get("mutation"), color="tab:green", lw=0.8, alpha=0.7,
+                 label="CMA-ES step size (right axis)" if cma else "mutation rate m (right axis)")
+        ax2.set_ylabel("CMA-ES step size" if cma else "mutation rate m", color="tab:green")
+        ax2.set_ylim(0, max(1.0, float(get("sigma").max()) if cma else 1.0))
     ax.set_xlabel("generation")
     ax.set_ylabel("fitness per round")
     ax.set_title(title or "fitness")
     ax.grid(alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    handles, labels = ax.get_legend_handles_labels()
+    if len(gen):
+        h2, l2 = ax2.get_legend_handles_labels()
+        handles, labels = handles + h2, labels + l2
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     fig.savefig(path)
     plt.close(fig)
     return path

@@ -35,6 +35,7 @@ from evolve.evolution.config import EXTENDABLE, Config, ConfigError, validate
 from evolve.evolution.operators import make_toolbox, mutation_rate, next_generation
 from evolve.evolution.parallel import make_runner
 from evolve.evolution.tournament import Tournament
+from evolve.stats import mean_ci
 from evolve.games.registry import make_game
 
 
@@ -81,7 +82,7 @@ class ProgressReporter(Reporter):
     def __init__(self, enabled: bool = True):
         self.enabled = enabled
         self.bar = None
-
+        self.validation = None      # the last fixed-deal figure of the generation's best
     def start(self, run, state):
         from tqdm.auto import tqdm
 
@@ -94,8 +95,11 @@ class ProgressReporter(Reporter):
             return
         target = max(run.config.evolution["generations"], state.best_generation + run.config.evolution["patience"] + 1)
         self.bar.total = min(target, run.config.evolution["max_generations"])
+        if "validation" in record:
+            self.validation = record["validation"]
+        extra = {} if self.validation is None else {"val": f"{self.validation:.3f}"}
         self.bar.set_postfix(best=f"{record['max']:.3f}", mean=f"{record['mean']:.3f}", m=f"{record['mutation']:.2f}",
-                             hof=f"{state.hof_fitness:.3f}")
+                             hof=f"{state.hof_fitness:.3f}", **extra)
         self.bar.update(1)
 
     def end(self, run, state):
@@ -281,9 +285,10 @@ class Evolution:
         tmp.replace(self.run_dir / "logbook.json")
 
     def plot(self, state: RunState) -> Path:
-        from evolve.evolution.plots import plot_fitness, run_title
+        from evolve.evolution.plots import plot_fitness, run_title, validation_label
 
-        return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config.as_dict()))
+        return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config.as_dict()),
+                            validation_label(self.config.as_dict()))
 
     def natural(self, units: np.ndarray) -> np.ndarray:
         """Genomes in natural units from the runner's unit coordinates."""
@@ -331,6 +336,11 @@ class Evolution:
             state.hof_generation = g
             state.best_generation = g
         record["hof"] = state.hof_fitness
+        every = ev["progress_every"]
+        if every and (g % every == 0 or g + 1 >= ev["max_generations"]):
+            # a figure that can move: self-play fitness means are fixed (3.25 in cut-throat Spades)
+            ci = mean_ci(self.fixed_deal_scores(evaluated[best], ev["progress_deals"], state.seed))
+            record.update(validation=ci.mean, validation_low=ci.low, validation_high=ci.high)
         state.logbook.append(record)
         state.fitness, state.elite, state.population, state.generation = fitness, elite, population, g + 1
         return record
@@ -406,22 +416,31 @@ class Evolution:
         """Hall of fame plus elite (plus the warm-start founder), each played on the same
         ``validation_deals`` deals against the tournament's opponents (or Random); returns
         the best and all scores."""
-        from evolve.api import play
-        from evolve.evolution.fitness import seat_fitness
-
         ev = self.config.evolution
         candidates = [state.hof_genome] + ([] if state.elite is None else list(state.elite))
         candidates += [] if state.founders is None else list(state.founders)
         candidates += [] if self.strategy is None else [self.strategy.centroid.copy()]
-        opponent = (ev["opponents"] or ["random"])[0]
-        scores = []
-        for genome in candidates:
-            spec = self.member_specs(genome[None, :])[0]
-            seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
-            r = play(self.game, seats, ev["validation_deals"], state.seed + 1_000_003,
-                     record=ev["fitness"] == "advanced", workers=self.workers)
-            scores.append(float(seat_fitness(r, ev["fitness"])[:, 0].mean()))
+        scores = [float(self.fixed_deal_scores(g, ev["validation_deals"], state.seed).mean()) for g in candidates]
         return candidates[int(np.argmax(scores))], scores
+
+    @property
+    def validation_opponent(self) -> str:
+        """The fixed opponent of validation: the first of the tournament's opponents, or Random."""
+        return (self.config.evolution["opponents"] or ["random"])[0]
+
+    def fixed_deal_scores(self, genome: np.ndarray, deals: int, seed: int) -> np.ndarray:
+        """Per-deal fitness of ``genome`` (unit coordinates) on ``deals`` fixed deals of the
+        run against the validation opponent (its side against the opponent's in partnership
+        games, one seat against three otherwise). The deals depend only on the run's seed."""
+        from evolve.api import play
+        from evolve.evolution.fitness import seat_fitness
+
+        spec = self.member_specs(np.asarray(genome)[None, :])[0]
+        opponent = self.validation_opponent
+        seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
+        r = play(self.game, seats, deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
+                 workers=self.workers)
+        return seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64)
 
     def champion(self, state: RunState) -> Champion:
         """The champion with its metadata: the hall-of-fame member, or with ``champion =
