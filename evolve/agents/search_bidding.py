@@ -29,8 +29,8 @@ ties to the higher mean). Rewards:
   [-4, 4] to [0, 1].
 - Spades (bids 0..max_bid; 0 is nil under standard bidding): the later seats bid by the
   rule of thumb; reward: the seat's score (cut-throat) or its side's (partnership) for
-  the deal under ``exact`` or ``standard`` scoring (bags count +1 each, the 10-bag
-  penalty is ignored), mapped from its possible range to [0, 1].
+  the deal under ``exact`` or ``standard`` scoring (a bag counts +1 - 10: the 100-point
+  penalty per 10 bags spread over the bags), mapped from its possible range to [0, 1].
 
 Honesty and reproducibility: the bidder reads only ``(seat, hand, pub)`` and draws only
 from the seat's stream ``rngs[seat]``, so a seed fixes every call whatever the number of
@@ -115,6 +115,8 @@ OFF_N = OFF_MOVE + MAX_ARMS       # MAX_ARMS: visits (float)
 OFF_W = OFF_N + MAX_ARMS          # MAX_ARMS: total reward (float)
 WORK_SIZE = OFF_W + MAX_ARMS
 
+# standard scoring: every 10 bags cost 100, so a bag is worth +1 - 10 in the long run
+_BAG_COST = 10
 _RANKED = JASS_RANKED.copy()
 _RULE_OF_THUMB = SPADES_RULE_OF_THUMB.copy()
 JASS_PUSH = 6
@@ -356,7 +358,7 @@ def _sim_spades(rules, pub, seat, iw, p, rngs, move, allow_nil):
         else:
             contract += iw[OFF_B + s]
     if taken >= contract:
-        v = 10 * contract + (taken - contract) + nil
+        v = 10 * contract + (taken - contract) * (1 - _BAG_COST) + nil
     else:
         v = -10 * contract + nil
     return min(max((v + 330.0) / 660.0, 0.0), 1.0)
