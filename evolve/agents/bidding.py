@@ -19,7 +19,7 @@ default); only the deciding seat's hand and the public state ``pub`` may be read
 Bidder kinds: 0 random, 1 simple, 2..6 the Euchre table bidders
 (``evolve.agents.euchre_bidding``), 20 the Jass trump-choice table and 30 the Spades bid
 predictor (``evolve.agents.table_bidders``; with their SPEC numbers they are also the
-simple bidder of Jass and Spades).
+simple bidder of Jass and Spades), 40 the search bidder (``evolve.agents.search_bidding``).
 
 Adding a bidder kind (the extension point):
 
@@ -39,9 +39,10 @@ from __future__ import annotations
 
 from numba import njit
 
-from evolve.agents import euchre_bidding
+from evolve.agents import euchre_bidding, search_bidding
 from evolve.agents.euchre_bidding import (EUCHRE_TABLE_KINDS, SPEC_TABLE, SPEC_UNIT, hand_value, random_euchre_call,
                                           rel_index, worst_card)
+from evolve.agents.search_bidding import BID_SEARCH
 from evolve.agents.table_bidders import (BID_JASS_TABLE, BID_SPADES_TABLE, JASS_RANKED, SPADES_RULE_OF_THUMB,
                                          jass_table_mode, spades_table_bid)
 from evolve.games.bits import below, bit, kernel, random_card
@@ -85,6 +86,8 @@ def choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, ma
         return below(rngs, seat, max_bid + 1)
     if kind == BID_SPADES_TABLE:
         return spades_table_bid(params, kinds[BID_LO + seat], hand, allow_nil, max_bid)
+    if kind == BID_SEARCH:
+        return search_bidding.spades_bid(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, allow_nil, max_bid)
     return spades_table_bid(_RULE_OF_THUMB, 0, hand, allow_nil, max_bid)
 
 
@@ -110,6 +113,8 @@ def euchre_card_value(card, trump):
 @kernel
 def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
     """Round 1: order up the turned card (True) or pass."""
+    if kinds[BID_KIND + seat] == BID_SEARCH:
+        return search_bidding.euchre_order(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs)
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.order(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs)
     if kinds[BID_KIND + seat] == BID_RANDOM:
@@ -131,6 +136,8 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
 @kernel
 def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
     """Round 2: name a suit other than the upcard's, or pass (-1) unless ``must_call``."""
+    if kinds[BID_KIND + seat] == BID_SEARCH:
+        return search_bidding.euchre_call(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, must_call)
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.call(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
                                    must_call)
@@ -153,6 +160,8 @@ def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
 @kernel
 def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
     """Whether the maker goes alone."""
+    if kinds[BID_KIND + seat] == BID_SEARCH:
+        return search_bidding.euchre_alone(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, trump)
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.alone(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
                                     trump)
@@ -184,6 +193,8 @@ def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
         return below(rngs, seat, 7 if may_push else 6)
     if kind == BID_JASS_TABLE:
         return jass_table_mode(params, kinds[BID_LO + seat], hand, may_push)
+    if kind == BID_SEARCH:
+        return search_bidding.jass_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, may_push)
     return jass_table_mode(_RANKED, 0, hand, may_push)
 
 

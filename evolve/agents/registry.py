@@ -24,14 +24,16 @@ from evolve.agents.policy import (
     PLAY_RANDOM,
     SEAT_INTS,
 )
-from evolve.agents import euchre_bidding
+from evolve.agents import euchre_bidding, search_bidding
 from evolve.agents.table_bidders import BID_JASS_TABLE, JASS_GRAF
 from evolve.errors import UsageError
 from evolve.games.common import Option, resolve_options
 
-BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE}
+BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE,
+           "search": search_bidding.BID_SEARCH}
 # bidders that decide only some games' calls (their tables mean nothing in the others)
-BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS}}
+BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
+                "search": ("spades", "euchre", "jass")}
 
 
 @dataclass(frozen=True)
@@ -62,13 +64,18 @@ AGENTS: dict[str, AgentDef] = {}
 BIDDER_OPTIONS = {
     "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | Euchre table bidders "
                      "linear | group | profile | context | explore (evolve.agents.euchre_bidding) | graf (Jass: "
-                     "the Graf trump table)", tuple(BIDDERS)),
+                     "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
+                     "determinized random playouts, evolve.agents.search_bidding)", tuple(BIDDERS)),
     "bid_start": Option("auto", "Euchre table bidders: start vector default (SPEC §6) | bulk (shipped measured "
                         "tables) | auto (linear: default, others: bulk)", ("auto", "default", "bulk")),
     "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),
     "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
     "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
     "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
+    "bid_iterations": Option(search_bidding.DEFAULT_ITERATIONS, "search bidder: playouts per bid or trump call "
+                             "(one determinization each)", kind=int, minimum=1),
+    "bid_c": Option(round(search_bidding.DEFAULT_C, 6), "search bidder: UCB1 exploration constant on rewards in "
+                    "[0, 1] (default sqrt 2)", kind=float, minimum=0.0),
 }
 
 
@@ -84,6 +91,9 @@ def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
     """Bidder kind and parameters from the shared bidder options."""
     if opts["bidder"] == "graf":
         return BID_JASS_TABLE, JASS_GRAF.copy()
+    if opts["bidder"] == "search":
+        search_bidding.ensure_compiled()     # compile / load the callback here rather than mid-engine
+        return search_bidding.BID_SEARCH, np.array([opts["bid_iterations"], opts["bid_c"]], np.float64)
     lo, hi = euchre_bidding.EUCHRE_TABLE_KINDS
     if lo <= BIDDERS[opts["bidder"]] < hi:
         return BIDDERS[opts["bidder"]], euchre_bidding.bidder_params(opts["bidder"], opts)
