@@ -58,13 +58,10 @@ from evolve import _numba_cache
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
 from evolve.agents.search import rollout
 from evolve.agents.table_bidders import JASS_RANKED, SPADES_RULE_OF_THUMB, jass_table_mode, spades_table_bid
-from evolve.games.bits import ONE, ZERO, bit, has, kernel, lowest
+from evolve.games.bits import ONE, ZERO, bit, kernel, lowest
 from evolve.games.rules import (
-    GAME_EUCHRE,
-    GAME_JASS,
     P_BIDDING,
     P_DISCARD_UPCARD,
-    P_GAME,
     P_LAST_BONUS,
     P_MATCH_BONUS,
     P_N_CARDS,
