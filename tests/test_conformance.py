@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 import evolve
+from evolve.agents.evolvable import ParametricAgent
+from evolve.agents.parametric import PARAMETRIC
 from evolve.agents.registry import AGENTS, BIDDER_GAMES, BIDDERS
 from evolve.games.registry import GAMES, make_game
 from evolve.games.stepper import TrickState
@@ -49,7 +51,19 @@ def _agent_cases():
             for b in bidders:
                 seat = name if b is None else f"{name}:bidder={b}"
                 cases.append(pytest.param(game, seat, id=f"{game}-{seat}"))
+        # every evolvable parametric kind, from each of its starts (perturbed, as evolution makes them)
+        for name, kind in PARAMETRIC.items():
+            if game in kind.games:
+                for init in [*kind.starts, "uniform"]:
+                    cases.append(pytest.param(game, ("parametric", name, init), id=f"{game}-{name}:{init}"))
     return cases
+
+
+def _parametric_seat(game: str, name: str, init: str):
+    """A seat of parametric kind ``name`` from start ``init``, perturbed in unit coordinates."""
+    kind = PARAMETRIC[name]
+    agent = ParametricAgent(kind, make_game(game), "cardcounting" if kind.role == "bid" else "random:bidder=simple")
+    return agent.specs(agent.initial(np.random.default_rng(3), 2, init, 0.1)[1:], [f"{name}:{init}"])[0]
 
 
 def _expected_shapes(info, n, n_sides, record):
@@ -99,6 +113,8 @@ def _held_hands(r, i, game):
 
 @pytest.mark.parametrize("game,seat", _agent_cases())
 def test_conformance(game, seat):
+    if isinstance(seat, tuple):
+        seat = _parametric_seat(game, *seat[1:])
     info = GAMES[game]
     T = info.n_tricks
     # ---- card_name / card_id round-trip --------------------------------------------

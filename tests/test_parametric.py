@@ -1,5 +1,5 @@
-"""Parametric agents evolved by the same harness as networks: genome layouts, every
-registered kind at the table from each start point, runs with the GA and with CMA-ES
+"""Parametric agents evolved by the same harness as networks: genome layouts (every
+registered kind at the table from each start point is in tests/test_conformance.py), runs with the GA and with CMA-ES
 (reproducible, resumable, worker-independent), champion files and their errors."""
 
 from __future__ import annotations
@@ -47,25 +47,6 @@ def test_layout_splits_joins_and_checks_bounds():
     u = to_unit(layout, g[None, :])
     assert np.all(np.abs(u) <= 1) and u[0, -1] == 0.0
     assert np.allclose(from_unit(layout, u)[0], g)
-
-
-def _kind_cases():
-    return [pytest.param(name, game, init, id=f"{name}-{game}-{init}")
-            for name, kind in PARAMETRIC.items() for game in kind.games for init in [*kind.starts, "uniform"]]
-
-
-@pytest.mark.parametrize("name,game,init", _kind_cases())
-def test_every_parametric_kind_plays_legal_deals_from_each_start(name, game, init):
-    g = make_game(game)
-    kind = PARAMETRIC[name]
-    pair = "cardcounting" if kind.role == "bid" else "random:bidder=simple"
-    agent = ParametricAgent(kind, g, pair)
-    genomes = agent.initial(np.random.default_rng(0), 3, init, 0.2)
-    for genome in genomes:
-        agent.layout.check(genome)
-    specs = agent.specs(genomes)
-    r = evolve.play(game, [specs[0], "random", specs[1], specs[2]], 60, seed=3, record=True)
-    assert (r.tricks.sum(axis=1) == g.info.n_tricks)[~r.passed_out].all()
 
 
 def test_markov_default_genome_plays_as_the_registered_markov():
