@@ -219,7 +219,7 @@ def test_plot_draws_the_runs_title_where_the_run_draws(tmp_path, monkeypatch):
     from evolve.plot import main as plot_main
 
     drawn = []
-    monkeypatch.setattr(plots, "plot_fitness", lambda logbook, path, title="": drawn.append((Path(path), title)) or path)
+    monkeypatch.setattr(plots, "plot_fitness", lambda logbook, path, title="", validation_label="": drawn.append((Path(path), title)) or path)
     cfg = load_config(ROOT / "tests" / "configs" / "tiny_spades.toml").with_overrides(evolution={"fitness": "advanced"})
     run_dir = tmp_path / "run"
     evo = Evolution(cfg, run_dir=run_dir, plot_dir=run_dir / "plots", progress=False)   # as python -m evolve.run --out
