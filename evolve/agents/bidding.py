@@ -40,12 +40,12 @@ from __future__ import annotations
 from numba import njit
 
 from evolve.agents import euchre_bidding, search_bidding
-from evolve.agents.euchre_bidding import (EUCHRE_TABLE_KINDS, SPEC_TABLE, SPEC_UNIT, hand_value, random_euchre_call,
-                                          rel_index, worst_card)
+from evolve.agents.euchre_bidding import (EUCHRE_TABLE_KINDS, random_euchre_call, simple_best_call, simple_discard,
+                                          simple_hand_value, simple_order_value)
 from evolve.agents.search_bidding import BID_SEARCH
 from evolve.agents.table_bidders import (BID_JASS_TABLE, BID_SPADES_TABLE, JASS_RANKED, SPADES_RULE_OF_THUMB,
                                          jass_table_mode, spades_table_bid)
-from evolve.games.bits import below, bit, kernel, random_card
+from evolve.games.bits import below, kernel, random_card
 from evolve.games.jass import JASS_PUSH  # noqa: F401  (re-exported through evolve.agents.policy)
 from evolve.games.state import DEALER, UPCARD
 
@@ -93,23 +93,6 @@ def choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, ma
 
 # ----------------------------------------------------------------------------- Euchre
 
-# SPEC §6 per-card probabilities, indexed trump-relative (``euchre_bidding.rel_index``):
-# the simple bidder values hands with the linear table bidder's kernels and SPEC numbers
-_SPEC_VALUES = (SPEC_TABLE / SPEC_UNIT).ravel().copy()
-
-
-@kernel
-def euchre_hand_value(hand, trump):
-    """Expected tricks of a hand under ``trump`` (SPEC §6 table)."""
-    return hand_value(_SPEC_VALUES, 0, hand, trump)
-
-
-@kernel
-def euchre_card_value(card, trump):
-    """Expected tricks of one card if ``trump`` is trump (SPEC §6 table)."""
-    return _SPEC_VALUES[rel_index(card, trump)]
-
-
 @kernel
 def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
     """Round 1: order up the turned card (True) or pass."""
@@ -119,17 +102,7 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
         return euchre_bidding.order(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
-    up = pub[UPCARD]
-    trump = up // 6
-    value = euchre_hand_value(hand, trump)
-    if seat == pub[DEALER]:
-        # the dealer would take the upcard and shed its worst card
-        h = hand | bit(up)
-        value = euchre_hand_value(h, trump) - euchre_card_value(worst_card(_SPEC_VALUES, 0, h, trump), trump)
-    elif (seat + 2) % 4 == pub[DEALER]:
-        value += 0.5 * euchre_card_value(up, trump)
-    else:
-        value -= 0.5 * euchre_card_value(up, trump)
+    value = simple_order_value(hand, seat, pub[DEALER], pub[UPCARD])
     return value >= bid_param(kinds, params, seat, 0, 2.6)
 
 
@@ -144,14 +117,7 @@ def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
     banned = pub[UPCARD] // 6
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_euchre_call(rngs, seat, banned, must_call)
-    best = -1
-    best_v = -1.0
-    for s in range(4):
-        if s != banned:
-            v = euchre_hand_value(hand, s)
-            if v > best_v:
-                best_v = v
-                best = s
+    best, best_v = simple_best_call(hand, banned)
     if must_call or best_v >= bid_param(kinds, params, seat, 1, 2.6):
         return best
     return EUCHRE_PASS
@@ -167,7 +133,7 @@ def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
                                     trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
-    return euchre_hand_value(hand, trump) >= bid_param(kinds, params, seat, 2, 4.2)
+    return simple_hand_value(hand, trump) >= bid_param(kinds, params, seat, 2, 4.2)
 
 
 @kernel
@@ -178,7 +144,7 @@ def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
                                       trump)
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_card(rngs, seat, hand)
-    return worst_card(_SPEC_VALUES, 0, hand, trump)
+    return simple_discard(hand, trump)
 
 
 # ----------------------------------------------------------------------------- Jass

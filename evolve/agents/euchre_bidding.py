@@ -448,6 +448,58 @@ def order(kind, params, lo, hi, seat, hand, pub, rngs):
     return max(p_make, p_alone) > p_pass
 
 
+# ----------------------------------------------------------------------------- the simple rule
+# The ``simple`` bidder (SPEC §6 values, scalar thresholds): here so that the engine's
+# bidding (evolve.agents.bidding) and the search bidder's playouts share one implementation.
+
+SIMPLE_VALUES = (SPEC_TABLE / SPEC_UNIT).ravel().copy()     # indexed by rel_index
+
+
+@kernel
+def simple_card_value(card, trump):
+    """Expected tricks of one card if ``trump`` is trump (SPEC §6 table)."""
+    return SIMPLE_VALUES[rel_index(card, trump)]
+
+
+@kernel
+def simple_hand_value(hand, trump):
+    """Expected tricks of a hand under ``trump`` (SPEC §6 table)."""
+    return hand_value(SIMPLE_VALUES, 0, hand, trump)
+
+
+@kernel
+def simple_discard(hand, trump):
+    """The card of least SPEC §6 value (the simple bidder's discard)."""
+    return worst_card(SIMPLE_VALUES, 0, hand, trump)
+
+
+@kernel
+def simple_order_value(hand, seat, dealer, up):
+    """The simple bidder's round-1 value: the dealer takes the upcard and sheds its worst
+    card; the dealer's partner adds half the upcard's value, an opponent subtracts half."""
+    trump = up // 6
+    if seat == dealer:
+        h = hand | bit(up)
+        return simple_hand_value(h, trump) - simple_card_value(simple_discard(h, trump), trump)
+    if (seat + 2) % 4 == dealer:
+        return simple_hand_value(hand, trump) + 0.5 * simple_card_value(up, trump)
+    return simple_hand_value(hand, trump) - 0.5 * simple_card_value(up, trump)
+
+
+@kernel
+def simple_best_call(hand, banned):
+    """(suit, value): the suit other than ``banned`` with the highest SPEC §6 value."""
+    best = -1
+    best_v = -1.0
+    for s in range(4):
+        if s != banned:
+            v = simple_hand_value(hand, s)
+            if v > best_v:
+                best_v = v
+                best = s
+    return best, best_v
+
+
 @kernel
 def random_euchre_call(rngs, seat, banned, must_call):
     """A uniformly random round-2 call: a suit other than ``banned``, or pass (-1) unless
@@ -476,7 +528,6 @@ def call(kind, params, lo, hi, seat, hand, pub, rngs, must_call):
         lo += 1
     best = -1
     best_v = -1e18
-    best_pass = 0.0
     for s in range(4):
         if s == banned:
             continue

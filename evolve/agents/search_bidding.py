@@ -56,9 +56,10 @@ from numba.extending import intrinsic
 
 from evolve import _numba_cache
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
+from evolve.agents.euchre_bidding import simple_best_call, simple_discard, simple_hand_value, simple_order_value
 from evolve.agents.search import rollout
 from evolve.agents.table_bidders import JASS_RANKED, SPADES_RULE_OF_THUMB, jass_table_mode, spades_table_bid
-from evolve.games.bits import ONE, ZERO, bit, kernel, lowest
+from evolve.games.bits import bit, kernel
 from evolve.games.rules import (
     P_BIDDING,
     P_DISCARD_UPCARD,
@@ -121,79 +122,19 @@ EUCHRE_PASS = -1
 
 # the simple Euchre bidder's default thresholds (expected tricks; evolve.agents.bidding)
 _ORDER_AT, _CALL_AT, _ALONE_AT = 2.6, 2.6, 4.2
-# SPEC §6 per-card trick probabilities x 1/32512 (the simple Euchre bidder's, duplicated
-# from evolve.agents.bidding, which imports this module)
-_EU_OTHER = np.array([255, 394, 645, 1456, 4397, 15857], dtype=np.float64)
-_EU_SHADOW = np.array([359, 508, 0, 927, 3008, 13127], dtype=np.float64)
-_EU_TRUMP = np.array([13833, 13745, 0, 13186, 14738, 17722], dtype=np.float64)
 
 
 # ----------------------------------------------------------------------------- simple rules
 
 
-@njit(cache=True, inline="always")
-def _eu_value(card, trump):
-    s = card // 6
-    r = card % 6
-    if s == trump:
-        v = 32512.0 if r == 2 else _EU_TRUMP[r]
-    elif s == 3 - trump:
-        v = 21129.0 if r == 2 else _EU_SHADOW[r]
-    else:
-        v = _EU_OTHER[r]
-    return v / 32512.0
-
-
-@njit(cache=True)
-def _eu_hand_value(hand, trump):
-    total = 0.0
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        total += _eu_value(c, trump)
-    return total
-
-
-@njit(cache=True)
-def _eu_worst(hand, trump):
-    best = -1
-    best_v = 1e9
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        v = _eu_value(c, trump)
-        if v < best_v:
-            best_v = v
-            best = c
-    return best
-
-
 @njit(cache=True)
 def _eu_simple_order(hand, s, dealer, up):
-    trump = up // 6
-    value = _eu_hand_value(hand, trump)
-    if s == dealer:
-        h = hand | bit(up)
-        value = _eu_hand_value(h, trump) - _eu_value(_eu_worst(h, trump), trump)
-    elif (s + 2) % 4 == dealer:
-        value += 0.5 * _eu_value(up, trump)
-    else:
-        value -= 0.5 * _eu_value(up, trump)
-    return value >= _ORDER_AT
+    return simple_order_value(hand, s, dealer, up) >= _ORDER_AT
 
 
 @njit(cache=True)
 def _eu_simple_call(hand, banned, must):
-    best = -1
-    best_v = -1.0
-    for s in range(4):
-        if s != banned:
-            v = _eu_hand_value(hand, s)
-            if v > best_v:
-                best_v = v
-                best = s
+    best, best_v = simple_best_call(hand, banned)
     if must or best_v >= _CALL_AT:
         return best
     return EUCHRE_PASS
@@ -295,9 +236,9 @@ def _sim_euchre(rules, pub, seat, iw, p, rngs, decision, move, trump_arg):
         if ordered:
             h = np.uint64(iw[OFF_H + dealer])
             choices = h | bit(up) if rules[P_DISCARD_UPCARD] != 0 else h
-            d = _eu_worst(choices, trump)
+            d = simple_discard(choices, trump)
             iw[OFF_H + dealer] = np.int64((h | bit(up)) & ~bit(d))
-        alone = _eu_hand_value(np.uint64(iw[OFF_H + maker]), trump) >= _ALONE_AT
+        alone = simple_hand_value(np.uint64(iw[OFF_H + maker]), trump) >= _ALONE_AT
     out = (maker + 2) % 4 if alone else -1
     leader = forehand if forehand != out else (forehand + 1) % 4
     _fresh_play(pub, p, trump, out)
