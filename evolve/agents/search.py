@@ -45,7 +45,6 @@ import ctypes
 import math
 import time
 
-import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 from numba import carray, cfunc, njit, types
@@ -53,6 +52,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve import _numba_cache
+from evolve.agents.callback_slot import CallbackSlot
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
 from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, random_card
 from evolve.games.rules import (
@@ -638,8 +638,6 @@ _CTYPES_SIG = ctypes.CFUNCTYPE(
     ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
 )
 _SLOT_SYMBOL = "trick_evolve_search_impl_slot_v1"
-_SLOT = ctypes.c_int64(0)
-_CALLBACK = None
 
 
 def _make_callback():
@@ -656,24 +654,8 @@ def _make_callback():
     return search_c
 
 
-def ensure_compiled() -> int:
-    """Compile (or load from the cache) the search callback and point the slot at it;
-    returns its address. Called by the registry when a search agent is built, and by the
-    trampoline on a first call from the engine otherwise."""
-    global _CALLBACK
-    if _CALLBACK is None:
-        _CALLBACK = _make_callback()
-        _SLOT.value = _CALLBACK.address
-    return _CALLBACK.address
-
-
-def _lazy(*args):
-    return _CTYPES_SIG(ensure_compiled())(*args)
-
-
-_TRAMPOLINE = _CTYPES_SIG(_lazy)
-_SLOT.value = ctypes.cast(_TRAMPOLINE, ctypes.c_void_p).value
-llvm.add_symbol(_SLOT_SYMBOL, ctypes.addressof(_SLOT))
+_SLOT = CallbackSlot(_SLOT_SYMBOL, _CTYPES_SIG, _make_callback)
+ensure_compiled = _SLOT.ensure_compiled
 
 
 @intrinsic

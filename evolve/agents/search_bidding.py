@@ -48,13 +48,13 @@ from __future__ import annotations
 import ctypes
 import math
 
-import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 from numba import carray, cfunc, njit, types
 from numba.extending import intrinsic
 
 from evolve import _numba_cache
+from evolve.agents.callback_slot import CallbackSlot
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
 from evolve.agents.euchre_bidding import simple_best_call, simple_discard, simple_hand_value, simple_order_value
 from evolve.agents.search import rollout
@@ -400,8 +400,6 @@ _CTYPES_SIG = ctypes.CFUNCTYPE(
     ctypes.c_int64, ctypes.c_int64,
 )
 _SLOT_SYMBOL = "trick_evolve_search_bid_slot_v1"
-_SLOT = ctypes.c_int64(0)
-_CALLBACK = None
 
 
 def _make_callback():
@@ -418,24 +416,8 @@ def _make_callback():
     return search_bid_c
 
 
-def ensure_compiled() -> int:
-    """Compile (or load from the cache) the callback and point the slot at it; returns its
-    address. Called by the registry when a seat with ``bidder=search`` is built, and by
-    the trampoline on a first call from the engine otherwise."""
-    global _CALLBACK
-    if _CALLBACK is None:
-        _CALLBACK = _make_callback()
-        _SLOT.value = _CALLBACK.address
-    return _CALLBACK.address
-
-
-def _lazy(*args):
-    return _CTYPES_SIG(ensure_compiled())(*args)
-
-
-_TRAMPOLINE = _CTYPES_SIG(_lazy)
-_SLOT.value = ctypes.cast(_TRAMPOLINE, ctypes.c_void_p).value
-llvm.add_symbol(_SLOT_SYMBOL, ctypes.addressof(_SLOT))
+_SLOT = CallbackSlot(_SLOT_SYMBOL, _CTYPES_SIG, _make_callback)
+ensure_compiled = _SLOT.ensure_compiled
 
 
 @intrinsic
