@@ -139,12 +139,12 @@ class ParametricAgent:
         layout = self.layout
         if init == "uniform":
             return np.stack([layout.uniform(rng) for _ in range(n)])
-        start = to_unit(layout, self.start(init)[None, :])
+        natural = self.start(init)
+        start = to_unit(layout, natural[None, :])
         units = np.clip(start + rng.normal(0.0, noise, (n, layout.size)), -1.0, 1.0)
         units[:, layout.lower == layout.upper] = 0.0
-        units[0] = start[0]
         genomes = from_unit(layout, units)
-        genomes[0] = self.start(init)
+        genomes[0] = natural        # exactly the start point, not its round trip through unit coordinates
         return genomes
 
     def base_spec(self) -> AgentSpec:

@@ -43,7 +43,6 @@ from evolve.games.registry import make_game
 # is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
 RUN_FILES = ("checkpoint.npz", "logbook.json", "config.json", "champion.npz", "champion.json", "benchmark.json",
              "changes.json")
-EXTENDABLE_KEYS = EXTENDABLE
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -239,9 +238,9 @@ class Evolution:
             return state
         if before.history_hash() != self.config.history_hash():
             changed = [k for k in self.config.changes_from(before)
-                       if tuple(k.split(".", 1)) not in EXTENDABLE_KEYS and not k.startswith(("parallel.", "benchmark."))]
+                       if tuple(k.split(".", 1)) not in EXTENDABLE and not k.startswith(("parallel.", "benchmark."))]
             raise UsageError(f"{self.run_dir}: this run was made with other settings ({', '.join(changed)}); --resume "
-                             "may change only " + ", ".join(sorted(".".join(k) for k in EXTENDABLE_KEYS)) +
+                             "may change only " + ", ".join(sorted(".".join(k) for k in EXTENDABLE)) +
                              "; start anew with --overwrite or use another --out")
         changes = self.config.changes_from(before)
         if changes:
