@@ -38,21 +38,22 @@ from evolve.engine import accumulate_games, shuffle
 from evolve.errors import UsageError
 from evolve.games import euchre, jass, spades, sueca
 from evolve.games.bits import DEAL_STREAM, N_STREAMS, below, deal_key, seed_key, stream_state
+from evolve.games.public import CALL_ALONE
 from evolve.games.registry import Game, make_game
 from evolve.games.rules import P_BIDDING
-from evolve.games.state import ALONE, BIDS, CALLS, MAKER, MODE, PHASE, PUSHED, UPCARD
 from evolve.games.stepper import TrickState
+from evolve.observation import Observation
 
 LOG_FORMAT = "trick-evolve table log"
 LOG_VERSION = 1
+OBS_FIELDS = ("game", "options", "seat", "dealer", "hand", "phase", "trump", "upcard", "calls", "maker",
+              "out_seat", "tricks", "trick", "score", "game_score")
 HUMAN = "human"
 BOT_TIMEOUT = 10.0
 
-# Bidding actions, in the engine's own codes (the deal kernels' ``calls`` log)
+# Bidding actions, as ``evolve.games.public`` (and so ``evolve.Observation``) codes them
 EUCHRE_PASS = euchre.CALL_PASS      # round 1 and round 2: pass
 EUCHRE_ORDER = euchre.CALL_ORDER    # round 1: order the upcard up
-EUCHRE_ALONE = 7                    # the maker goes alone
-EUCHRE_PARTNER = 8                  # the maker plays with its partner
 JASS_PUSH = jass.JASS_PUSH
 
 
@@ -73,10 +74,12 @@ class BotError(TableError):
 
 @dataclass
 class Player:
-    """One seat: ``decide(obs) -> action`` for machines, ``None`` for a human."""
+    """One seat: ``decide(obs) -> action`` for machines (``obs`` an ``evolve.Observation``),
+    ``None`` for a human; ``new_deal(seed, i)`` is called as deal ``i`` starts."""
 
     seat_string: str
-    decide: Callable[[dict], Any] | None
+    decide: Callable[[Observation], Any] | None
+    new_deal: Callable[[int, int], Any] | None = None
 
     @property
     def human(self) -> bool:
@@ -84,15 +87,21 @@ class Player:
 
 
 def is_url(text: str) -> bool:
+    """True for a remote bot's seat (``http://...`` or ``https://...``)."""
     return text.startswith(("http://", "https://"))
 
 
-def remote_decide(url: str, timeout: float = BOT_TIMEOUT) -> Callable[[dict], Any]:
-    """A decision function that POSTs the observation (JSON) to ``url`` and returns the
-    ``action`` of its JSON answer."""
+def bot_request(obs: Observation) -> dict:
+    """The JSON a remote bot receives: the observation, the decision due and its legal actions."""
+    return {"observation": obs.to_dict(), "decision": obs.decision, "legal": obs.legal()}
 
-    def decide(obs: dict) -> Any:
-        body = json.dumps(obs).encode()
+
+def remote_decide(url: str, timeout: float = BOT_TIMEOUT) -> Callable[[Observation], Any]:
+    """A decision function that POSTs ``bot_request(obs)`` to ``url`` and returns the
+    ``action`` of its JSON answer (BotError if there is none)."""
+
+    def decide(obs: Observation) -> Any:
+        body = json.dumps(bot_request(obs)).encode()
         req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
@@ -106,18 +115,13 @@ def remote_decide(url: str, timeout: float = BOT_TIMEOUT) -> Callable[[dict], An
     return decide
 
 
-def agent_decide(seat_string: str, game: Game) -> Callable[[dict], Any]:
-    """A decision function for a registered agent's seat string (``evolve.agent``)."""
-    from evolve.agent import agent as make_agent
-    from evolve.observation import Observation
+def agent_player(seat_string: str, game: Game) -> Player:
+    """A registered agent's seat (``evolve.agent``). Its random stream is the engine's for
+    each deal (``Agent.new_deal``), so it decides as it would inside ``evolve.play``."""
+    from evolve.decide import agent
 
-    a = make_agent(seat_string, game.name, **game.options)
-
-    def decide(obs: dict) -> Any:
-        o = Observation.from_dict(obs)
-        return a.play(o) if obs["phase"] == "play" else a.bid(o)
-
-    return decide
+    a = agent(seat_string, game.name, **game.options)
+    return Player(seat_string, a.act, lambda seed, i: a.new_deal(i, seed=seed))
 
 
 def make_player(seat_string: str, game: Game) -> Player:
@@ -130,7 +134,7 @@ def make_player(seat_string: str, game: Game) -> Player:
         return Player(text, remote_decide(text))
     if not text:
         raise UsageError("empty seat; expected human, a bot URL (http://...) or an agent seat string")
-    return Player(text, agent_decide(text, game))
+    return agent_player(text, game)
 
 
 # ----------------------------------------------------------------------------- table
@@ -199,8 +203,11 @@ class Table:
         self.upcard = -1
         self.leader = self.forehand
         self.state: TrickState | None = None
-        self.step = ""          # the pending decision: bid, order, discard, call, alone, trump, play
+        self.step = ""          # the decision due (evolve.games.public.DECISIONS)
         self.to_act = -1
+        for p in getattr(self, "players", []):
+            if p.new_deal is not None:
+                p.new_deal(self.seed, index)
         name = self.game.name
         if name == "spades":
             if self.game.rules[P_BIDDING] != spades.BID_NONE:
@@ -231,85 +238,11 @@ class Table:
     def _begin_play(self, trump: int) -> None:
         self.trump = int(trump)
         out = (self.maker + 2) % 4 if self.alone else -1
-        leader = self.leader if self.leader != out else (self.leader + 1) % 4
-        self.leader = leader
-        st = TrickState(self.game, self.hands, self.trump, leader, out_seat=out, dealer=self.dealer)
-        pub = st.pub
-        pub[UPCARD] = self.upcard
-        pub[MAKER] = self.maker
-        pub[ALONE] = int(self.alone)
-        for k, (_, a) in enumerate(self._public_calls()):
-            if self.game.name == "jass":
-                pub[CALLS + k] = a
-        if self.game.name == "jass":
-            pub[PUSHED] = int(any(a == JASS_PUSH for _, a in self.calls))
-        if self.game.name == "euchre":
-            r1 = [a for s, a in self.calls if a in (EUCHRE_PASS, EUCHRE_ORDER)][:4]
-            ordered = EUCHRE_ORDER in r1
-            for k, a in enumerate(r1):
-                pub[CALLS + k] = a
-            if not ordered:
-                r2 = [a for s, a in self.calls[4:] if 0 <= a <= EUCHRE_PASS]
-                for k, a in enumerate(r2):
-                    pub[CALLS + 4 + k] = a
-        for s in range(4):
-            pub[BIDS + s] = self.bids[s]
-        pub[MODE] = self.trump
-        pub[PHASE] = 2
-        self.state = st
-        self._ask("play", st.to_move)
-
-    # ------------------------------------------------------------------ what the seat to act may do
-
-    def legal(self) -> list[int]:
-        """The legal actions of the seat to act (cards in the play, else calls / bids)."""
-        if self.over:
-            return []
-        step, seat = self.step, self.to_act
-        if step == "play":
-            return self.state.legal()
-        if step == "bid":
-            partner = self.bids[(seat + 2) % 4]
-            top = 13 - partner if self.game.partnership and partner >= 0 else 13
-            return list(range(top + 1))
-        if step == "order":
-            return [EUCHRE_PASS, EUCHRE_ORDER]
-        if step == "discard":
-            allowed = self.hands[seat] + ([self.upcard] if self.game.options["discard_upcard"] else [])
-            return sorted(allowed)
-        if step == "call":
-            suits = [s for s in range(4) if s != self.upcard // 6]
-            must = self.game.options["stick_the_dealer"] and seat == self.dealer
-            return suits if must else suits + [EUCHRE_PASS]
-        if step == "alone":
-            return [EUCHRE_PARTNER, EUCHRE_ALONE]
-        if step == "trump":
-            return list(range(6)) + ([JASS_PUSH] if not self.calls else [])
-        raise AssertionError(step)
-
-    def action_name(self, action: int, step: str | None = None) -> str:
-        """A readable name of an action of ``step`` (default: the pending one)."""
-        step = step or self.step
-        info = self.info
-        if step in ("play", "discard"):
-            return info.card_name(action)
-        if step == "bid":
-            return "nil" if action == 0 and self.game.options["bidding"] == "standard" else str(action)
-        if step == "order":
-            return "order up" if action == EUCHRE_ORDER else "pass"
-        if step == "call":
-            return "pass" if action == EUCHRE_PASS else info.mode_names[action]
-        if step == "alone":
-            return "alone" if action == EUCHRE_ALONE else "with partner"
-        if step == "trump":
-            return "push" if action == JASS_PUSH else info.mode_names[action]
-        return str(action)
+        self.leader = self.leader if self.leader != out else (self.leader + 1) % 4
+        self.state = TrickState(self.game, self.hands, self.trump, self.leader, out_seat=out, dealer=self.dealer)
+        self._ask("card", self.state.to_move)
 
     # ------------------------------------------------------------------ observations
-
-    def _public_calls(self) -> list[tuple[int, int]]:
-        # the Euchre discard is face down: it is logged, never shown
-        return [(s, a) for s, a in self.calls]
 
     def game_score(self) -> list[int]:
         """Game score per side before the current deal (0 after a game is won)."""
@@ -318,53 +251,46 @@ class Table:
         last = self.results[-1]
         return [0] * self.game.n_sides if last["game_winner"] >= 0 else list(last["game_score"])
 
-    def deal_score(self) -> list[int]:
-        """This deal so far, per side: card points (Jass, Sueca) or tricks (Spades, Euchre;
-        per seat in cut-throat Spades)."""
-        if self.state is None:
-            return [0] * self.game.n_sides
-        t = self.state.tricks_won
-        if self.game.name in ("jass", "sueca"):
-            return self.state.side_points
-        if not self.game.partnership:
-            return t
-        return [t[0] + t[2], t[1] + t[3]]
-
-    def observation(self, seat: int) -> dict:
-        """What ``seat`` sees, as a JSON-ready dict (the fields of ``evolve.Observation``)
-        plus ``step`` (the pending decision), ``to_act`` and, for the seat to act, ``legal``."""
+    def view(self, seat: int) -> dict:
+        """What ``seat`` sees now, whether or not it is to act, as JSON-ready fields of
+        ``evolve.Observation`` (``hand``, ``calls``, ``tricks``, ``trick``, ...) plus
+        ``decision`` (due now, "over" at the end) and ``to_act`` (the seat to decide)."""
         seat = int(seat)
-        hand = self.state.hand(seat) if self.state is not None else sorted(self.hands[seat])
-        tricks, trick = [], []
-        if self.state is not None:
-            tricks = [[[int(s), int(c)] for s, c in _trick_pairs(leader, cards, self.state.out_seat)]
-                      for leader, cards, _ in self.state.history()]
-            trick = [[int(s), int(c)] for s, c in self.state.trick()]
-        calls = self._public_calls()
-        obs = {
-            "game": self.game.name,
-            "options": dict(self.game.options),
-            "seat": seat,
-            "dealer": self.dealer,
-            "hand": hand,
-            "phase": "play" if self.state is not None else "bid",
-            "trump": self.trump,
-            "upcard": self.upcard,
-            "calls": [[int(s), int(a)] for s, a in calls],
-            "maker": self.maker,
-            "out_seat": (self.maker + 2) % 4 if self.alone else -1,
-            "tricks": tricks,
-            "trick": trick,
-            "score": self.deal_score(),
-            "game_score": self.game_score(),
-            "step": self.step if not self.over else "over",
-            "to_act": self.to_act if not self.over else -1,
+        st = self.state
+        if st is not None:
+            hand = st.hand(seat)
+            tricks = [[[s, c] for s, c in _trick_pairs(leader, cards, st.out_seat)] for leader, cards, _ in st.history()]
+            trick = [[s, c] for s, c in st.trick()]
+            t = st.tricks_won
+            if self.game.name in ("jass", "sueca"):
+                score = st.side_points
+            else:
+                score = [t[0] + t[2], t[1] + t[3]] if self.game.partnership else t
+        else:
+            hand, tricks, trick, score = sorted(self.hands[seat]), [], [], [0] * self.game.n_sides
+            if self.step == "discard" and seat == self.dealer:
+                hand = sorted(hand + [self.upcard])     # the dealer holds six cards until it discards
+        return {
+            "game": self.game.name, "options": dict(self.game.options), "seat": seat, "dealer": self.dealer,
+            "hand": hand, "phase": "play" if st is not None else "bid", "trump": self.trump, "upcard": self.upcard,
+            "calls": [[s, a] for s, a in self.calls], "maker": self.maker,
+            "out_seat": (self.maker + 2) % 4 if self.alone else -1, "tricks": tricks, "trick": trick,
+            "score": score, "game_score": self.game_score(),
+            "decision": "over" if self.over else self.step, "to_act": self.to_act,
         }
-        if self.step == "discard" and seat == self.dealer:
-            obs["hand"] = sorted(hand + [self.upcard])
-        if seat == self.to_act and not self.over:
-            obs["legal"] = self.legal()
-        return obs
+
+    def observation(self, seat: int | None = None) -> Observation:
+        """The ``evolve.Observation`` of the seat to act (``seat``, if given, must be it)."""
+        if self.over:
+            raise TableError("the table is over: no decision is due")
+        if seat is not None and seat != self.to_act:
+            raise TableError(f"it is seat {self.to_act}'s turn ({self.step}), not seat {seat}'s")
+        v = self.view(self.to_act)
+        return Observation.from_dict({k: v[k] for k in OBS_FIELDS})
+
+    def legal(self) -> list[int]:
+        """The legal actions of the seat to act (cards, bids or calls), from the rules layer."""
+        return [] if self.over else self.observation().legal()
 
     # ------------------------------------------------------------------ acting
 
@@ -375,20 +301,22 @@ class Table:
             raise TableError("the table is over")
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < 4:
             raise TableError(f"seat {seat!r} is invalid; expected 0..3")
-        if seat != self.to_act:
-            raise TableError(f"it is seat {self.to_act}'s turn ({self.step}), not seat {seat}'s")
-        legal = self.legal()
+        obs = self.observation(int(seat))
+        if obs.decision != self.step:      # the table and the rules layer must agree on what is due
+            raise AssertionError(f"table expects {self.step}, observation {obs.decision}")
+        legal = obs.legal()
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in legal:
-            names = ", ".join(f"{a} ({self.action_name(a)})" for a in legal)
+            names = ", ".join(f"{a} ({obs.action_name(a)})" for a in legal)
             raise IllegalAction(f"action {action!r} is not legal for seat {seat} ({self.step}); legal: {names}")
         action = int(action)
-        self.actions.append({"deal": self.deal_index, "seat": seat, "step": self.step, "action": action})
-        self._apply(seat, action)
+        self.actions.append({"deal": self.deal_index, "seat": int(seat), "decision": self.step, "action": action,
+                             "name": obs.action_name(action)})
+        self._apply(int(seat), action)
 
     def _apply(self, seat: int, a: int) -> None:
         step = self.step
         nxt = (seat + 1) % 4
-        if step == "play":
+        if step == "card":
             self.state.play(a)
             if self.state.done:
                 self._finish_deal()
@@ -429,7 +357,7 @@ class Table:
                 self._ask("call", nxt)
         elif step == "alone":
             self.calls.append((seat, a))
-            self.alone = a == EUCHRE_ALONE
+            self.alone = a == CALL_ALONE
             self._begin_play(self.trump)
         elif step == "trump":
             self.calls.append((seat, a))
