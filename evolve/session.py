@@ -440,13 +440,15 @@ class Table:
 
     def log(self) -> dict:
         """The table as JSON: game, options, seed, seats, every action with its seat and each
-        finished deal's result (hands, calls, tricks, scores, game scores)."""
+        finished deal's result (hands, calls, tricks, scores, game scores). Until the table
+        is over only the finished deals' actions are in it: the deal in play stays hidden."""
+        done = [a for a in self.actions if self.over or a["deal"] < self.deal_index]
         return {
             "format": LOG_FORMAT, "version": LOG_VERSION,
             "game": self.game.name, "options": dict(self.game.options), "seed": self.seed,
             "dealer": self.first_dealer, "deals": self.max_deals,
             "seats": [p.seat_string for p in self.players],
-            "actions": list(self.actions), "results": list(self.results),
+            "actions": done, "results": list(self.results),
             "game_score": self.results[-1]["game_score"] if self.results else [0] * self.game.n_sides,
             "winner": self.winner, "over": self.over,
         }
