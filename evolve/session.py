@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from evolve.agents.registry import split_seats
 from evolve.engine import accumulate_games, shuffle
 from evolve.errors import UsageError
 from evolve.games import euchre, jass, spades, sueca
@@ -150,7 +151,7 @@ class Table:
                  dealer: int = 0, **options: Any):
         self.game = make_game(game, **options)
         if isinstance(seats, str):
-            seats = [s for s in seats.split(",")]
+            seats = split_seats(seats)
         seats = list(seats)
         if len(seats) == 2:
             seats = seats * 2
@@ -259,8 +260,8 @@ class Table:
         st = self.state
         if st is not None:
             hand = st.hand(seat)
-            tricks = [[[s, c] for s, c in _trick_pairs(leader, cards, st.out_seat)] for leader, cards, _ in st.history()]
-            trick = [[s, c] for s, c in st.trick()]
+            tricks = [[[s, c] for s, c in trick_pairs(leader, cards, st.out_seat)] for leader, cards, _ in st.history()]
+            trick = [] if st.done else [[s, c] for s, c in st.trick()]   # done: the last trick is in tricks
             t = st.tricks_won
             if self.game.name in ("jass", "sueca"):
                 score = st.side_points
@@ -454,7 +455,7 @@ class Table:
         }
 
 
-def _trick_pairs(leader: int, cards: list[int], out_seat: int) -> list[tuple[int, int]]:
+def trick_pairs(leader: int, cards: list[int], out_seat: int) -> list[tuple[int, int]]:
     """(seat, card) of a finished trick from its leader and cards in play order."""
     out, seat = [], leader
     for c in cards:

@@ -67,7 +67,8 @@ async function start() {
     options[el.dataset.option] = el.type === "checkbox" ? el.checked : el.tagName === "SELECT" ? el.value : Number(el.value);
   }
   const seats = ["human", $("seat1").value.trim(), $("seat2").value.trim(), $("seat3").value.trim()];
-  const body = { game: $("game").value, seats, seed: Number($("seed").value), deals: Number($("deals").value), options };
+  const body = { game: $("game").value, seats, seed: Number($("seed").value), deals: Number($("deals").value),
+                 dealer: Number($("first-dealer").value), options };
   try {
     busy = true;
     $("start").disabled = true;
