@@ -99,17 +99,11 @@ def test_bad_actions_never_break_the_table(client):
     assert r["decision"] == "trump" and 6 not in [x["action"] for x in r["legal"]]
 
 
-BOT = '''
-from flask import Flask, request
-import evolve
+def readme_bot() -> str:
+    """The README's remote bot (its python block that answers with ``bot.act``)."""
+    from test_readme import readme_blocks     # tests/ is on sys.path (rootdir-relative imports)
 
-bot = evolve.agent("highlow:bidder=simple", "euchre")
-app = Flask(__name__)
-
-@app.post("/")
-def decide():
-    return {"action": bot.act(request.json["observation"])}
-'''
+    return next(b for b in readme_blocks({"python"}) if "bot.act(" in b)
 
 
 def test_a_remote_bot_plays_over_http(tmp_path):
@@ -117,7 +111,7 @@ def test_a_remote_bot_plays_over_http(tmp_path):
     from werkzeug.serving import make_server
 
     namespace: dict = {"__name__": "readme_bot"}
-    exec(compile(BOT, "bot.py", "exec"), namespace)
+    exec(compile(readme_bot(), "bot.py", "exec"), namespace)
     srv = make_server("127.0.0.1", 0, namespace["app"], threaded=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{srv.server_port}/"
