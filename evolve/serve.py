@@ -28,6 +28,7 @@ from __future__ import annotations
 import glob
 import json
 import secrets
+import socket
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -294,6 +295,11 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"--port {a.port} is invalid; expected 1..65535")
     if not Path(a.populations).is_dir():
         raise UsageError(f"--populations {a.populations!r} is not a directory")
+    with socket.socket(socket.AF_INET6 if ":" in a.host else socket.AF_INET) as probe:
+        try:
+            probe.bind((a.host, a.port))
+        except OSError as err:
+            raise UsageError(f"cannot listen on {a.host}:{a.port}: {err.strerror or err}; choose another --port") from None
     app = create_app(a.populations)
     print(f"evolve.serve: the table is at http://{a.host}:{a.port}/ (Ctrl-C stops)", flush=True)
     try:

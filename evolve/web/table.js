@@ -26,8 +26,14 @@ function cardHtml(name, extra) {
   return `<span class="card${red ? " red" : ""}${extra ? " " + extra : ""}">${name.slice(0, -1)}${SUITS[suit]}</span>`;
 }
 
+function shortName(seat) {
+  // champion:populations/NAME/champion.npz@X reads "champion NAME@X"
+  const m = /^champion:(?:.*\/)?([^/]+)\/champion\.npz(@.*)?$/.exec(seat);
+  return m ? `champion ${m[1]}${m[2] || ""}` : seat;
+}
+
 function seatLabel(s) {
-  const who = table.seats ? table.seats[s] : "";
+  const who = table.seats ? shortName(table.seats[s]) : "";
   return s === table.seat ? "You (seat 0)" : `${PLACES[s]}: ${who}`;
 }
 
