@@ -90,6 +90,8 @@ class Observation:
         set_(self, "options", dict(self.options))
         set_(self, "game_score", tuple(int(x) for x in self.game_score))
         state = self.state     # validates; ValueError with one line
+        if self.phase == "play":
+            set_(self, "trump", state.mode)     # Spades, Sueca: implied by the game when left at -1
         if self.score is None:
             set_(self, "score", state.score)
         else:

@@ -198,7 +198,7 @@ def _bidding(game: Game, pub, seat, dealer, phase, trump, upcard, calls, maker, 
         if phase != "play":
             raise ValueError("sueca has no bidding phase; expected phase 'play'")
         up = _card(game, upcard, "upcard")
-        if trump != up // 10:
+        if trump not in (-1, up // 10):
             raise ValueError(f"trump={trump} does not match the trump card {game.info.card_name(up)} "
                              f"(expected {up // 10})")
         if rules[P_SETUP] == 0 and seat != dealer and up in hand_cards:
@@ -317,6 +317,11 @@ def _bidding(game: Game, pub, seat, dealer, phase, trump, upcard, calls, maker, 
     return mode, "card", {}, leader, out, mk, dealer if ordered else -1
 
 
+def rules_setup(game: Game) -> int:
+    """The game's ``setup`` option as its index (0 standard)."""
+    return int(game.rules[P_SETUP])
+
+
 def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls, maker, out_seat, tricks, trick,
                  score=None) -> PublicState:
     """Rebuild the engine's ``pub`` for ``seat`` from its observation (the fields of
@@ -337,7 +342,8 @@ def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls,
     reset_pub(pub, dealer)
     mode, decision, args, leader, out, mk, holder = _bidding(
         game, pub, seat, dealer, phase, trump, upcard, calls, maker, hand_cards)
-    if phase == "play" and trump != mode:
+    fixed = game.name in ("spades", "sueca") or (game.name == "euchre" and rules_setup(game) == SETUP_FIXED_SPADES)
+    if phase == "play" and trump != mode and not (fixed and trump == -1):   # -1: implied by the game
         raise ValueError(f"trump={trump} but the calls make it {mode}")
     if phase == "bid" and trump not in (-1, mode):
         raise ValueError(f"trump={trump} but the calls make it {mode}")
