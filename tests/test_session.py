@@ -17,7 +17,7 @@ from evolve.session import IllegalAction, Player, TableError, Table, replay
 @pytest.mark.parametrize("game,options,seat,n", [
     ("jass", {}, "random", 8),
     ("euchre", {}, "random", 10),
-    ("euchre", {"stick_the_dealer": True}, "highlow:bidder=simple", 10),
+    ("euchre", {"stick_the_dealer": True}, "random:bidder=simple", 10),
     ("spades", {"partnership": True, "bidding": "standard"}, "random", 6),
     ("sueca", {}, "random", 8),
 ])
