@@ -83,6 +83,46 @@ def exact_score(bid, tricks):
     return -5 * abs(tricks - bid)
 
 
+@njit(cache=True, inline="always")
+def score_deal(rules, bids, tricks, score, bags):
+    """Add the hand score of a played deal to ``score`` (per side, or per seat in cut-throat;
+    zeros on entry) and the standard-bidding overtricks to ``bags`` (per side), from the
+    ``bids`` and the ``tricks`` per seat. The engine's deal and ``evolve.session`` both
+    score with it."""
+    bidding = rules[P_BIDDING]
+    partnership = rules[P_PARTNERSHIP] != 0
+    t = tricks
+    if bidding == BID_NONE:
+        for s in range(4):
+            if partnership:
+                score[s % 2] += t[s]
+            else:
+                score[s] = t[s]
+    elif bidding == BID_EXACT:
+        for s in range(4):
+            v = exact_score(bids[s], t[s])
+            if partnership:
+                score[s % 2] += v
+            else:
+                score[s] = v
+    else:
+        for side in range(2):
+            a, b = side, side + 2
+            contract = 0
+            nil = 0
+            for s in (a, b):
+                if bids[s] == 0:
+                    nil += 100 if t[s] == 0 else -100
+                else:
+                    contract += bids[s]
+            taken = t[a] + t[b]
+            if taken >= contract:
+                score[side] = 10 * contract + (taken - contract) + nil
+                bags[side] = taken - contract
+            else:
+                score[side] = -10 * contract + nil
+
+
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Spades deal: bidding (if any), thirteen tricks, scoring."""
@@ -109,35 +149,7 @@ def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     t = rec.tricks[i]
     rec.points[i, 0] = t[0] + t[2]
     rec.points[i, 1] = t[1] + t[3]
-    if bidding == BID_NONE:
-        for s in range(4):
-            if partnership:
-                rec.score[i, s % 2] += t[s]
-            else:
-                rec.score[i, s] = t[s]
-    elif bidding == BID_EXACT:
-        for s in range(4):
-            v = exact_score(rec.bids[i, s], t[s])
-            if partnership:
-                rec.score[i, s % 2] += v
-            else:
-                rec.score[i, s] = v
-    else:
-        for side in range(2):
-            a, b = side, side + 2
-            contract = 0
-            nil = 0
-            for s in (a, b):
-                if rec.bids[i, s] == 0:
-                    nil += 100 if t[s] == 0 else -100
-                else:
-                    contract += rec.bids[i, s]
-            taken = t[a] + t[b]
-            if taken >= contract:
-                rec.score[i, side] = 10 * contract + (taken - contract) + nil
-                rec.bags[i, side] = taken - contract
-            else:
-                rec.score[i, side] = -10 * contract + nil
+    score_deal(rules, rec.bids[i], t, rec.score[i], rec.bags[i])
 
 
 INFO = GameInfo(
