@@ -25,6 +25,7 @@ from evolve.agents.policy import (
     SEAT_INTS,
 )
 from evolve.agents import euchre_bidding, search_bidding
+from evolve.agents.kinds import PERFECT_KINDS
 from evolve.agents.table_bidders import BID_JASS_TABLE, JASS_GRAF
 from evolve.errors import UsageError
 from evolve.games.common import Option, resolve_options
@@ -141,6 +142,17 @@ def parse_seat(text: str, game) -> AgentSpec:
                          f"not {game.name}")
     spec = agent.make(resolve_options(agent.options, given, f"agent {name!r}"), game)
     return replace(spec, name=str(text).strip())
+
+
+#: the note printed under any table that seats a perfect-information agent
+PERFECT_NOTE = ("perfect_*: perfect-information upper bounds; they see every seat's hidden hand on purpose "
+                "(not honest players)")
+
+
+def sees_hidden_hands(spec: AgentSpec) -> bool:
+    """Whether the engine hands this seat's agent every hand (the perfect-information
+    family, ``evolve.agents.kinds.PERFECT_KINDS``; never an honest agent)."""
+    return PERFECT_KINDS[0] <= spec.play_kind < PERFECT_KINDS[1]
 
 
 def parse_seats(seats, game) -> list[AgentSpec]:

@@ -92,6 +92,11 @@ from evolve.games.table import finish_trick, note_play, start_trick
 KIND_MC = 30
 KIND_DMCTS = 31
 KIND_ISMCTS = 32
+# perfect-information upper bounds (family ``perfect``): the honest kind + PERFECT_OFFSET,
+# searched on the true deal, which only ``perfect_card`` receives from the engine
+PERFECT_OFFSET = 10
+KIND_PERFECT_MC = KIND_MC + PERFECT_OFFSET
+KIND_PERFECT_DMCTS = KIND_DMCTS + PERFECT_OFFSET
 
 MC_NORMAL = 0
 MC_AVERAGE = 1
@@ -118,13 +123,16 @@ N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
 MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS = 3, 3, 2     # where the time budget sits in params
-TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS}
+TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS,
+              KIND_PERFECT_MC: MC_TICKS, KIND_PERFECT_DMCTS: DMCTS_TICKS}
 
 
 def work_size(kind: int, params) -> int:
     """float64 slots of ``work`` an agent of ``kind`` with ``params`` needs."""
     if kind not in TICKS_SLOT:
         raise ValueError(f"unknown search kind {kind}")
+    if kind >= KIND_PERFECT_MC:
+        kind -= PERFECT_OFFSET
     if kind == KIND_MC:
         return OFF_TREE
     timed = len(params) > TICKS_SLOT[kind] and params[TICKS_SLOT[kind]] > 0
@@ -352,7 +360,7 @@ def result_scale(rules, mode):
 
 
 @kernel
-def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect):
     variant = np.int64(params[lo]) if hi > lo else MC_EXTRA
     n_shuffles = np.int64(params[lo + 1]) if hi > lo + 1 else 50
     n_playouts = np.int64(params[lo + 2]) if hi > lo + 2 else 2
@@ -372,7 +380,8 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
         work[OFF_SUM + c] = 0.0
         work[OFF_BEST + c] = -1.0e300
     for _ in range(n_shuffles):
-        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        if not perfect:      # perfect information: the true deal stays at OFF_DEAL
+            det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
         rest = legal
         while rest != ZERO:
             c = lowest(rest)
@@ -514,7 +523,7 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
 
 
 @kernel
-def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect):
     n_det = np.int64(params[lo]) if hi > lo else 10
     n_iter = np.int64(params[lo + 1]) if hi > lo + 1 else 100
     c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
@@ -534,7 +543,8 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
         rest &= rest - ONE
         work[OFF_SUM + c] = 0.0
     for d in range(n_det):
-        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        if not perfect:
+            det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
         a = _new_node(iw, work, 0, -1, -1, -1)
         iw[a + N_UNTRIED] = np.int64(legal)
         n_nodes = 1
@@ -599,16 +609,22 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
 
 @kernel
 def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
-    """The search itself: the card played, or a negative error code."""
+    """The search itself: the card played, or a negative error code. The perfect kinds
+    find the true deal at ``work[OFF_DEAL:OFF_DEAL+4]`` (put there by ``perfect_card``)
+    and search it instead of sampled determinizations."""
     if work.shape[0] < OFF_TREE:
         return ERR_WORK
     iw = work.view(np.int64)
     p = iw[OFF_PUB:OFF_PUB + PUB_SIZE]
-    det_prepare(rules, mode, seat, hand, pub, iw, 0)
+    perfect = kind >= KIND_PERFECT_MC
+    if perfect:
+        kind -= PERFECT_OFFSET
+    else:
+        det_prepare(rules, mode, seat, hand, pub, iw, 0)
     if kind == KIND_MC:
-        return mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+        return mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect)
     if kind == KIND_DMCTS:
-        return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+        return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect)
     return ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
 
 
@@ -703,7 +719,29 @@ def search_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
         raise ValueError("unknown search agent kind")
     if count(legal) == 1:
         return lowest(legal)
-    card = _call_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+    return _checked(_call_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work), legal)
+
+
+@kernel
+def perfect_card(kind, params, lo, hi, seat, rules, mode, hands, legal, pub, rngs, work):
+    """The card a perfect-information upper bound (``perfect_mc``, ``perfect_dmcts``) plays:
+    the search of its honest kind run on the true deal ``hands`` (all four hands, which
+    the engine gives this family alone; see ``evolve.agents.policy.choose_card``)."""
+    if kind != KIND_PERFECT_MC and kind != KIND_PERFECT_DMCTS:
+        raise ValueError("unknown perfect-information agent kind")
+    if count(legal) == 1:
+        return lowest(legal)
+    if work.shape[0] < OFF_TREE:
+        raise ValueError("search agent: work array smaller than AgentSpec.work_size")
+    iw = work.view(np.int64)
+    for s in range(4):
+        iw[OFF_DEAL + s] = np.int64(hands[s])
+    return _checked(_call_search(kind, params, lo, hi, seat, rules, mode, hands[seat], legal, pub, rngs, work), legal)
+
+
+@njit(cache=True, inline="always")
+def _checked(card, legal):
+    """``card`` if the search returned a legal card; raise on its error codes."""
     if card == ERR_WORK:
         raise ValueError("search agent: work array smaller than AgentSpec.work_size")
     if card == ERR_PARAMS:

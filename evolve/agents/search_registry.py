@@ -31,6 +31,8 @@ from evolve.agents.search import (
     KIND_DMCTS,
     KIND_ISMCTS,
     KIND_MC,
+    KIND_PERFECT_DMCTS,
+    KIND_PERFECT_MC,
     MC_VARIANTS,
     ensure_compiled,
     search_card,
@@ -78,17 +80,25 @@ def _spec(name: str, kind: int, params: list[float], opts: dict) -> AgentSpec:
     return AgentSpec(name, kind, play, bid_kind, bid_params, work_size(kind, play))
 
 
-def _make_mc(opts: dict, game) -> AgentSpec:
+def _make_mc(opts: dict, game, name: str = "mc", kind: int = KIND_MC) -> AgentSpec:
     variant = MC_VARIANTS.index(opts["variant"])
-    shuffles = _positive(opts, "shuffles", "mc")
-    playouts = _positive(opts, "playouts", "mc")
-    return _spec("mc", KIND_MC, [variant, shuffles, playouts], opts)
+    shuffles = _positive(opts, "shuffles", name)
+    playouts = _positive(opts, "playouts", name)
+    return _spec(name, kind, [variant, shuffles, playouts], opts)
 
 
-def _make_dmcts(opts: dict, game) -> AgentSpec:
-    d = _positive(opts, "determinizations", "dmcts")
-    i = _positive(opts, "iterations", "dmcts")
-    return _spec("dmcts", KIND_DMCTS, [d, i, _exploration(opts, "dmcts")], opts)
+def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -> AgentSpec:
+    d = _positive(opts, "determinizations", name)
+    i = _positive(opts, "iterations", name)
+    return _spec(name, kind, [d, i, _exploration(opts, name)], opts)
+
+
+def _make_perfect_mc(opts: dict, game) -> AgentSpec:
+    return _make_mc(opts, game, "perfect_mc", KIND_PERFECT_MC)
+
+
+def _make_perfect_dmcts(opts: dict, game) -> AgentSpec:
+    return _make_dmcts(opts, game, "perfect_dmcts", KIND_PERFECT_DMCTS)
 
 
 def _make_ismcts(opts: dict, game) -> AgentSpec:
@@ -123,6 +133,10 @@ def _register_all() -> None:
         AgentDef("mc", "flat Monte Carlo over exact determinizations (SPEC §2)", _make_mc, MC_OPTIONS),
         AgentDef("dmcts", "determinized UCT, trees combined by visit-weighted scores (SPEC §2)", _make_dmcts, DMCTS_OPTIONS),
         AgentDef("ismcts", "single-observer information-set MCTS (SPEC §2)", _make_ismcts, ISMCTS_OPTIONS),
+        AgentDef("perfect_mc", "PERFECT INFORMATION (an upper bound, sees every hand): mc whose playouts all start "
+                 "from the true deal", _make_perfect_mc, MC_OPTIONS),
+        AgentDef("perfect_dmcts", "PERFECT INFORMATION (an upper bound, sees every hand): dmcts whose trees all "
+                 "search the true deal (determinizations=1: one UCT tree)", _make_perfect_dmcts, DMCTS_OPTIONS),
     )
     for agent in entries:
         if agent.name not in AGENTS:
