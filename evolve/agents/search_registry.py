@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 from dataclasses import replace
 
 import numpy as np
@@ -49,6 +50,7 @@ from evolve.games.rules import legal_cards
 
 SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
 SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
+SHIPPED_VALUE = Path(__file__).parent / "data"
 SECONDS = Option(0.0, "wall-clock budget per decision in seconds; replaces the iteration count (0: off)",
                  kind=float, minimum=0.0)
 
@@ -66,7 +68,7 @@ def _exploration(opts: dict, owner: str) -> float:
 
 def _ticks(opts: dict, owner: str) -> float:
     """The ``seconds`` budget in cycle-counter ticks (0: iteration budget)."""
-    seconds = float(opts["seconds"])
+    seconds = float(opts.get("seconds", 0.0))      # maxvalue has no time budget
     if seconds <= 0.0:
         return 0.0
     rate = ticks_per_second()
@@ -96,6 +98,8 @@ def _value_net(opts: dict, game, owner: str, required: bool):
     """The value network of ``net=`` / ``value=`` (None when not given and not required)."""
     key = "net" if "net" in opts else "value"
     path = str(opts.get(key, "")).strip()
+    if not path and key == "net":
+        path = str(SHIPPED_VALUE / f"value_{game.name}.npz")
     if not path:
         if required:
             raise UsageError(f"agent {owner!r}: option {key}=PATH is required (a value.npz written by "
@@ -196,7 +200,8 @@ ISMCTS_OPTIONS = {
 
 
 MAXVALUE_OPTIONS = {
-    "net": Option("", "value network: a value.npz written by python -m evolve.value (required)", kind=str),
+    "net": Option("", "value network: a value.npz written by python -m evolve.value (empty: the shipped "
+                  "evolve/agents/data/value_<game>.npz, 3,000 deals of cardcounting / jass_rule_based)", kind=str),
     "samples": Option(20, "determinizations N per decision (shared by all legal cards)", kind=int, minimum=1),
     "rollout": ROLLOUT,
     **SEARCH_BIDDER_OPTIONS,
