@@ -377,6 +377,25 @@ def bench_agents(n: int = 400, seed: int = 0, deals: int = 200, repeats: int = 3
             res["ismcts_ratio_vs_openspiel_cpu"] = ours[1] / peer["decisions_per_cpu_s"]
     wall, cpu = _rates(g, "dmcts:determinizations=10,iterations=100", pos[:max(20, n // 4)], repeats)
     res["dmcts_10x100_euchre_decisions_per_s"], res["dmcts_10x100_euchre_decisions_per_cpu_s"] = wall, cpu
+    few = pos[:max(20, n // 8)]
+    for key, seat in (("dmcts_4x50", "dmcts:determinizations=4,iterations=50"),
+                      ("dmcts_4x50_rollout_cardcounting", "dmcts:determinizations=4,iterations=50,rollout=cardcounting"),
+                      ("ismcts100_rollout_cardcounting", "ismcts:iterations=100,rollout=cardcounting"),
+                      ("dmcts_4x50_value_depth8", "dmcts:determinizations=4,iterations=50,value=" +
+                       str(SHIPPED_VALUE / "value_euchre.npz") + ",depth=8"),
+                      ("maxvalue_20", "maxvalue:samples=20")):
+        wall, cpu = _rates(g, seat, few, repeats)
+        res[f"{key}_euchre_decisions_per_s"], res[f"{key}_euchre_decisions_per_cpu_s"] = wall, cpu
+    # the perfect-information agents need the true hands, which only the engine hands them:
+    # timed over whole deals (one such seat, three random), counted as 5 decisions per deal
+    # (forced single-card plays included; a seat sitting out plays none: a slight overcount)
+    for key, seat in (("perfect_mc_extra_50x2", "perfect_mc:variant=extra,shuffles=50,playouts=2"),
+                      ("perfect_dmcts_1x400", "perfect_dmcts:determinizations=1,iterations=400")):
+        seats = [seat, "random", "random", "random"]
+        evolve.play("euchre", seats, 2, seed=seed, stick_the_dealer=True)
+        k = max(10, deals // 4)
+        wall, cpu = _best_time(lambda: evolve.play("euchre", seats, k, seed=seed, stick_the_dealer=True), repeats)
+        res[f"{key}_euchre_decisions_per_s"], res[f"{key}_euchre_decisions_per_cpu_s"] = 5 * k / wall, 5 * k / cpu
     g, pos = sample_positions("sueca", max(50, n // 2), seed)
     wall, cpu = _rates(g, "mc:variant=extra,shuffles=50,playouts=2", pos, repeats)
     res["mc_extra_50x2_sueca_decisions_per_s"], res["mc_extra_50x2_sueca_decisions_per_cpu_s"] = wall, cpu
