@@ -20,8 +20,7 @@ Rules as OpenSpiel plays them (see ``tests/referees/openspiel_*.py`` for the sou
 
 - Spades: partnership, standard bidding (nil, bags), player 0 bids first and leads, so
   our dealer is 3; OpenSpiel never breaks spades (a spade may be led only from an
-  all-spade hand), so the bot plays ``break_spades=True`` and narrows the legal cards to
-  OpenSpiel's (``Agent.play(obs, legal=...)``);
+  all-spade hand): our option ``never_broken=true``;
 - Euchre: the dealer may not discard the turned card (``discard_upcard=False``),
   ``stick_the_dealer`` as the OpenSpiel game says; ``allow_lone_defender`` is not
   supported (our engine has no lone defender).
@@ -91,7 +90,7 @@ def game_options(game: "pyspiel.Game") -> tuple[str, dict]:
     name = game.get_type().short_name
     params = game.get_parameters()
     if name == "spades":
-        return "spades", {"partnership": True, "bidding": "standard", "break_spades": True}
+        return "spades", {"partnership": True, "bidding": "standard", "never_broken": True}
     if name == "euchre":
         if params.get("allow_lone_defender", False):
             raise UsageError("OpenSpiel euchre with allow_lone_defender=true is not supported (our Euchre has no "
@@ -191,13 +190,6 @@ def to_os_action(obs: Observation, action: int) -> int:
     return EUCHRE_ALONE if action == CALL_ALONE else EUCHRE_PARTNER
 
 
-def from_os_cards(game: str, actions) -> list[int]:
-    """OpenSpiel card actions -> our card ids (other actions dropped)."""
-    if game == "spades":
-        return [os_to_our_spades(a) for a in actions if a < SPADES_BID_BASE]
-    return [to_our_card(a) for a in actions if a < EUCHRE_PASS]
-
-
 # ----------------------------------------------------------------- the bot
 class OpenSpielBot(pyspiel.Bot):
     """``seat`` (a seat string or ``champion:PATH``) playing player ``player_id`` of the
@@ -217,11 +209,9 @@ class OpenSpielBot(pyspiel.Bot):
         if state.current_player() != self.player_id:
             raise ValueError(f"player {state.current_player()} is to move, not this bot's player {self.player_id}")
         obs = observation(state, self.player_id, self.agent.game)
-        if obs.decision == "card":
-            legal = from_os_cards(obs.game, state.legal_actions())
-            action = to_os_action(obs, self.agent.play(obs, legal=legal))
-        else:
-            action = to_os_action(obs, self.agent.bid(obs))
+        action = to_os_action(obs, self.agent.act(obs))
+        if action not in state.legal_actions():     # the rules agree (tests/test_referee_openspiel.py)
+            raise ValueError(f"{self.agent.name} chose {action}, which OpenSpiel does not allow at {state.history()}")
         return action
 
     def restart(self):
