@@ -31,6 +31,7 @@ import numpy as np
 from evolve.errors import UsageError
 from evolve.games.public import CALL_ALONE, CALL_PARTNER, PublicState, action_name, public_state
 from evolve.games.registry import Game, make_game
+from evolve.games.rules import winning_index
 
 _FIELDS = ("game", "options", "seat", "dealer", "hand", "phase", "trump", "upcard", "calls", "maker", "out_seat",
            "tricks", "trick", "score", "game_score")
@@ -251,6 +252,28 @@ def observations(result, i: int) -> Iterator[tuple[Observation, int]]:
             seat = (seat + 1) % 4
             if seat == out:
                 seat = (seat + 1) % 4
+
+
+def seat_plays(game: Game, mode: int, leader: int, out_seat: int, cards) -> tuple[tuple, tuple]:
+    """Cards in play order from the first trick led by ``leader`` -> (finished tricks,
+    current trick) of ``(seat, card)`` pairs, each trick's winner (the next leader) found
+    with the engine's own trick rule; for hosts that log cards without seats."""
+    rules = game.rules
+    n_active = 3 if out_seat >= 0 else 4
+    tricks, trick = [], []
+    seat = leader
+    for c in cards:
+        trick.append((seat, int(c)))
+        if len(trick) == n_active:
+            w = winning_index(rules, mode, np.array([x for _, x in trick], np.int64), 0, n_active)
+            seat = trick[int(w)][0]
+            tricks.append(tuple(trick))
+            trick = []
+        else:
+            seat = (seat + 1) % 4
+            if seat == out_seat:
+                seat = (seat + 1) % 4
+    return tuple(tricks), tuple(trick)
 
 
 def _sueca_shown(result, i: int) -> int:

@@ -50,8 +50,7 @@ from evolve.decide import Agent
 from evolve.errors import UsageError
 from evolve.games.euchre import CALL_ORDER, CALL_PASS
 from evolve.games.public import CALL_ALONE, CALL_PARTNER
-from evolve.games.rules import winning_index
-from evolve.observation import Observation
+from evolve.observation import Observation, seat_plays
 
 # ----------------------------------------------------------------- card and action maps
 SPADES_BID_BASE = 52          # OpenSpiel spades: bid b is action 52 + b
@@ -100,27 +99,6 @@ def game_options(game: "pyspiel.Game") -> tuple[str, dict]:
 
 
 # ----------------------------------------------------------------- observations
-def _seat_tricks(agent_game, mode: int, leader: int, out_seat: int, cards: list[int]):
-    """Cards in play order -> (finished tricks, current trick) of (seat, card) pairs,
-    the winners found with the engine's own trick rule."""
-    rules = agent_game.rules
-    n_active = 3 if out_seat >= 0 else 4
-    tricks, trick = [], []
-    seat = leader
-    for c in cards:
-        trick.append((seat, c))
-        if len(trick) == n_active:
-            w = winning_index(rules, mode, np.array([x for _, x in trick], np.int64), 0, n_active)
-            seat = trick[int(w)][0]
-            tricks.append(tuple(trick))
-            trick = []
-        else:
-            seat = (seat + 1) % 4
-            if seat == out_seat:
-                seat = (seat + 1) % 4
-    return tuple(tricks), tuple(trick)
-
-
 def observation(state, player: int, game=None) -> Observation:
     """Player ``player``'s observation of an OpenSpiel ``spades`` / ``euchre`` state at
     its decision, from its own cards and the public actions only."""
@@ -136,7 +114,7 @@ def observation(state, player: int, game=None) -> Observation:
         calls = tuple((s, b) for s, b in enumerate(bids))    # player 0 bids first
         cards = [os_to_our_spades(a) for a in public[4:]]
         phase = "bid" if len(bids) < 4 else "play"
-        tricks, trick = _seat_tricks(g, 0, 0, -1, cards)
+        tricks, trick = seat_plays(g, 0, 0, -1, cards)
         return Observation(game=name, options=options, seat=player, dealer=SPADES_DEALER, hand=hand, phase=phase,
                            trump=0, calls=calls, tricks=tricks, trick=trick)
     tensor = np.asarray(state.information_state_tensor(player))
@@ -170,7 +148,7 @@ def observation(state, player: int, game=None) -> Observation:
         phase = "play"
     cards = [to_our_card(a) for a in hist[k:]]
     leader = fh if fh != out else (fh + 1) % 4
-    tricks, trick = _seat_tricks(g, trump, leader, out, cards) if phase == "play" else ((), ())
+    tricks, trick = seat_plays(g, trump, leader, out, cards) if phase == "play" else ((), ())
     return Observation(game=name, options=options, seat=player, dealer=dealer, hand=hand, phase=phase,
                        trump=trump if phase == "play" or trump >= 0 else -1, upcard=up, calls=tuple(calls),
                        maker=maker, out_seat=out, tricks=tricks, trick=trick)
