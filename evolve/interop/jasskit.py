@@ -31,7 +31,6 @@ Random stream: as ``evolve.agent(..., seed=)``; the streams run on from game to 
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
@@ -39,6 +38,7 @@ from jass.agents.agent import Agent as _JassAgent
 from jass.game.const import PUSH as JK_PUSH
 
 from evolve.decide import Agent
+from evolve.cli import Parser, run
 from evolve.errors import UsageError
 from evolve.games.jass import JASS_PUSH
 from evolve.observation import Observation, seat_plays
@@ -154,7 +154,7 @@ def compare(seat: str, games: int, deals: int, seed: int = 0) -> dict:
 
 def main(argv=None) -> int:
     """``python -m evolve.interop.jasskit serve --player NAME=SEAT [...] [--port P]``."""
-    ap = argparse.ArgumentParser(prog="python -m evolve.interop.jasskit",
+    ap = Parser(prog="python -m evolve.interop.jasskit",
                                  description="Serve agents with jass-kit's player service.")
     sub = ap.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve agents at http://HOST:PORT/NAME")
@@ -182,8 +182,7 @@ def main(argv=None) -> int:
             raise UsageError(f"--port {args.port} is invalid; expected 1..65535")
         app = player_service(players, seed=args.seed)
     except (UsageError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     for name in players:
         print(f"serving {players[name]!r} at http://{args.host}:{args.port}/{name}", flush=True)
     app.run(host=args.host, port=args.port)
@@ -198,8 +197,7 @@ def _compare_cli(args) -> int:
             raise UsageError("--games and --deals must be at least 2")
         res = compare(args.seat, args.games, args.deals, args.seed)
     except (UsageError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     print(f"jass: {args.seat} (N/S, seats 0 and 2) vs random, % of the points")
     print(f"  jass-kit Arena {format_ci(res['jasskit'], 2)}  ({args.games} games, jass-kit's random agent)")
     print(f"  our engine     {format_ci(res['engine'], 2)}  ({args.deals} deals, our random agent)")
@@ -209,4 +207,4 @@ def _compare_cli(args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main, prog="python -m evolve.interop.jasskit"))

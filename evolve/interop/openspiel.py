@@ -39,7 +39,6 @@ difference: the cross-engine check of the rules and the agents.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -47,6 +46,7 @@ import numpy as np
 import pyspiel
 
 from evolve.decide import Agent
+from evolve.cli import Parser, run
 from evolve.errors import UsageError
 from evolve.games.euchre import CALL_ORDER, CALL_PASS
 from evolve.games.public import CALL_ALONE, CALL_PARTNER
@@ -270,7 +270,7 @@ def main(argv=None) -> int:
     """``python -m evolve.interop.openspiel compare --game spades --seat S``."""
     from evolve.stats import format_ci, format_comparison
 
-    ap = argparse.ArgumentParser(prog="python -m evolve.interop.openspiel",
+    ap = Parser(prog="python -m evolve.interop.openspiel",
                                  description="Cross-engine check: one match in OpenSpiel and in our engine.")
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="the seat at players 0 and 2 against uniform random, in both engines")
@@ -287,8 +287,7 @@ def main(argv=None) -> int:
             raise UsageError("--hands and --deals must be at least 2")
         res = compare(args.game, args.seat, args.hands, args.deals, args.seed)
     except (UsageError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     print(f"{args.game}: {args.seat} (players 0, 2) vs uniform random, points per hand of side 0")
     print(f"  OpenSpiel  {format_ci(res['openspiel'])}  ({args.hands} hands, {res['openspiel_seconds']:.1f} s)")
     print(f"  our engine {format_ci(res['engine'])}  ({args.deals} deals)")
@@ -298,4 +297,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main, prog="python -m evolve.interop.openspiel"))
