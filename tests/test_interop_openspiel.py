@@ -118,3 +118,25 @@ def test_cross_engine_agreement(name, hands):
     assert d["low"] <= 0 <= d["high"], res
     # and the match is not a trivial one: HighLow wins clearly in both engines
     assert res["openspiel"]["low"] > 0 and res["engine"]["low"] > 0
+
+
+@pytest.mark.parametrize("name", ["spades", "euchre"])
+def test_legal_actions_are_openspiels(name):
+    """At every decision of random OpenSpiel games the observation's legal actions, mapped
+    to OpenSpiel's, are exactly OpenSpiel's (Spades under ``never_broken``)."""
+    from evolve.interop.openspiel import to_os_action
+
+    game = pyspiel.load_game(name)
+    rng = np.random.default_rng(11)
+    seen = set()
+    for _ in range(6 if name == "spades" else 20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.choice([a for a, _ in state.chance_outcomes()])))
+                continue
+            obs = observation(state, state.current_player())
+            assert sorted(to_os_action(obs, a) for a in obs.legal()) == sorted(state.legal_actions()), obs
+            seen.add(obs.decision)
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert seen == ({"bid", "card"} if name == "spades" else {"order", "call", "discard", "alone", "card"})
