@@ -23,7 +23,7 @@ the action the engine's agent took.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Iterator
 
 import numpy as np
@@ -102,9 +102,11 @@ class Observation:
     def game_obj(self) -> Game:
         """The ``evolve.games.registry.Game`` with these options."""
         try:
-            return make_game(self.game, **self.options)
+            return _game(self.game, tuple(sorted(self.options.items())))
         except UsageError as e:
             raise ValueError(str(e)) from None
+        except TypeError:       # an unhashable option value
+            raise ValueError(f"options={self.options!r} is invalid; expected a JSON object of plain values") from None
 
     @cached_property
     def state(self) -> PublicState:
@@ -164,6 +166,12 @@ class Observation:
             return cls(**d)
         except TypeError as e:
             raise ValueError(f"malformed observation: {e}") from None
+
+
+@lru_cache(maxsize=64)
+def _game(name: str, options: tuple) -> Game:
+    """``make_game`` memoised: building a game's rules tables costs ~0.1 ms."""
+    return make_game(name, **dict(options))
 
 
 _OBS_NAMES = {f.name for f in fields(Observation)}
