@@ -136,3 +136,39 @@ def test_seed_fixes_the_stream():
     assert x == [b.play(obs) for _ in range(20)] and len(set(x)) > 1
     a.new_deal(0)
     assert [a.play(obs) for _ in range(20)] == x
+
+
+def _first_positions(game, options):
+    """The first observation of each decision kind of a few recorded random deals."""
+    r = evolve.play(game, "random", 8, seed=3, record=True, **options)
+    first = {}
+    for i in range(8):
+        for obs, _ in observations(r, i):
+            if obs.decision not in first and len(obs.legal()) > 1:
+                first[obs.decision] = obs
+    return first
+
+
+def _registered_cases():
+    from evolve.agents.registry import AGENTS, BIDDER_GAMES, BIDDERS
+
+    options = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": {}, "sueca": {}, "jass": {}}
+    cases = [(g, name, options[g]) for name, a in AGENTS.items() for g in a.games]
+    cases += [(g, f"random:bidder={b}", options[g]) for b in BIDDERS for g in BIDDER_GAMES.get(b, ("spades", "euchre", "jass"))
+              if b not in ("random", "simple")]
+    return cases
+
+
+@pytest.mark.parametrize("game,seat,options", _registered_cases(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_registered_agent_and_bidder_decides(game, seat, options):
+    """Every registered agent (card play) and bidder takes a legal decision at every kind
+    of decision of its game (search budgets cut to keep it quick)."""
+    small = {"mc": "mc:shuffles=3,playouts=1", "dmcts": "dmcts:iterations=10", "ismcts": "ismcts:iterations=10"}
+    seat = small.get(seat, seat)
+    if "bidder=search" in seat:
+        seat += ",bid_iterations=8"
+    a = evolve.agent(seat + ("" if ":" in seat else ":bidder=simple"), game, seed=1, **options)
+    positions = _first_positions(game, options)
+    assert set(positions) >= {"card"}
+    for decision, obs in positions.items():
+        assert a.act(obs) in obs.legal(), (seat, decision)
