@@ -172,3 +172,19 @@ def test_every_registered_agent_and_bidder_decides(game, seat, options):
     assert set(positions) >= {"card"}
     for decision, obs in positions.items():
         assert a.act(obs) in obs.legal(), (seat, decision)
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(hand=(0, 1, 2, 3, 23)), "did not take it up"),
+    (dict(seat=2, hand=(6, 7, 8, 9, 10)), "seat 2 is not to call; seat 1 is"),
+    (dict(calls=((1, 5),), seat=2, hand=(6, 7, 8, 9, 10)), "the maker 1 decides to go alone"),
+    (dict(calls=((1, 4), (2, 4), (3, 4), (0, 4), (1, 3))), "round 2"),
+    (dict(phase="play", calls=((1, 5), (1, 6)), trump=3, maker=1), "out_seat=-1 but the calls make it 3"),
+    (dict(phase="play", calls=((1, 4), (2, 4), (3, 4), (0, 4), (1, 0), (1, 7)), trump=0, maker=1,
+          trick=((1, 23),)), "turned down"),
+])
+def test_bad_euchre_observations(change, message):
+    base = dict(game="euchre", seat=1, dealer=0, hand=(0, 1, 2, 3, 4), phase="bid", upcard=23)
+    with pytest.raises(ValueError, match=message) as e:
+        Observation(**{**base, **change})
+    assert "\n" not in str(e.value)
