@@ -35,6 +35,9 @@ CASES = [
                     "random"]),
     ("sueca", {}, ["obligated_trump", "champion:populations/sueca_markov", "always_high", "random"]),
     ("sueca", {"trump_card": "first"}, ["dmcts:iterations=20", "random"]),
+    ("euchre", {"setup": "fixed_spades"}, ["random", "highlow"]),
+    ("spades", {"bidding": "exact", "break_spades": True}, ["random:bidder=simple", "random"]),
+    ("spades", {"partnership": True, "bidding": "standard", "never_broken": True}, ["random", "cardcounting:bidder=simple"]),
 ]
 
 
@@ -57,7 +60,7 @@ def test_replay_matches_engine(game, options, seats):
             count += 1
             if count % 7 == 0:      # the JSON round trip gives the same observation
                 assert Observation.from_dict(json.loads(json.dumps(obs.to_dict()))) == obs
-    expected = {"jass": {"trump", "card"}, "euchre": {"order", "alone", "card"},
+    expected = {"jass": {"trump", "card"}, "euchre": {"order", "alone", "card"} if not options.get("setup") else {"card"},
                 "spades": {"bid", "card"} if options else {"card"}, "sueca": {"card"}}[game]
     assert expected <= decisions
     if game == "euchre" and not options:
