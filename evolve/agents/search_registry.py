@@ -232,9 +232,9 @@ _register_all()
 # ----------------------------------------------------------------------------- bench
 
 
-def sample_positions(game_name: str, n: int, seed: int, hands: bool = False, **options):
+def sample_positions(game_name: str, n: int, seed: int, with_hands: bool = False, **options):
     """Mid-deal decision points (seat, mode, hand, pub) of random play with >= 2 legal
-    cards, one per deal at a uniformly random decision; with ``hands``, each point also
+    cards, one per deal at a uniformly random decision; ``with_hands``: each point also
     carries the true deal (the four hands' masks), which only the perfect-information
     agents may be given."""
     from evolve.games.registry import make_game
@@ -256,7 +256,7 @@ def sample_positions(game_name: str, n: int, seed: int, hands: bool = False, **o
             continue
         seat = s.to_move
         point = (seat, mode, np.uint64(s.hands[seat]), s.pub.copy())
-        out.append(point + (s.hands.copy(),) if hands else point)
+        out.append(point + (s.hands.copy(),) if with_hands else point)
     return g, out
 
 
@@ -264,7 +264,7 @@ def decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int]
     """Run a search agent on every position ``(seat, mode, hand, pub)`` in one Numba loop
     (fresh random streams per position from ``seed``); return the cards and the seconds
     taken (a one-position warm-up is not timed). A perfect-information agent needs the
-    positions of ``sample_positions(..., hands=True)`` and searches their true deals."""
+    positions of ``sample_positions(..., with_hands=True)`` and searches their true deals."""
     n = len(positions)
     seats = np.array([p[0] for p in positions], np.int64)
     modes = np.array([p[1] for p in positions], np.int64)
@@ -388,7 +388,7 @@ def bench_agents(n: int = 400, seed: int = 0, deals: int = 200, repeats: int = 3
     import evolve
 
     res: dict = {}
-    g, pos = sample_positions("euchre", n, seed, hands=True)
+    g, pos = sample_positions("euchre", n, seed, with_hands=True)
     ours = _rates(g, "ismcts:iterations=100", pos, repeats)
     res["ismcts100_euchre_decisions_per_s"], res["ismcts100_euchre_decisions_per_cpu_s"] = ours
     if openspiel:
