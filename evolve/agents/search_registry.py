@@ -268,21 +268,22 @@ def decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int]
     n = len(positions)
     seats = np.array([p[0] for p in positions], np.int64)
     modes = np.array([p[1] for p in positions], np.int64)
-    hands = np.array([p[2] for p in positions], np.uint64)
+    # the four hands of each position: the true deal for a perfect-information agent, only
+    # the seat's own hand (the others empty) for an honest one
+    deals = np.zeros((n, 4), np.uint64)
+    perfect = spec.play_kind in (KIND_PERFECT_MC, KIND_PERFECT_DMCTS)
+    for i, p in enumerate(positions):
+        if perfect:
+            deals[i] = p[4]
+        deals[i, p[0]] = p[2]
     pubs = np.stack([p[3] for p in positions])
     work = np.zeros(spec.work_size, np.float64)
     params = np.asarray(spec.play_params, np.float64)
     cards = np.zeros(n, np.int64)
-    if spec.play_kind in (KIND_PERFECT_MC, KIND_PERFECT_DMCTS):
-        deals = np.stack([p[4] for p in positions]).astype(np.uint64)
-        loop = lambda k: _perfect_loop(spec.play_kind, params, g.rules, seats, modes, deals, pubs, work, cards,
-                                       np.uint64(seed), k)
-    else:
-        loop = lambda k: _decide_loop(spec.play_kind, params, g.rules, seats, modes, hands, pubs, work, cards,
-                                      np.uint64(seed), k)
-    loop(1)
+    args = (spec.play_kind, params, g.rules, seats, modes, deals, pubs, work, cards, np.uint64(seed))
+    _decide_loop(*args, 1)
     t = time.perf_counter()
-    loop(n)
+    _decide_loop(*args, n)
     return [int(c) for c in cards], time.perf_counter() - t
 
 
@@ -299,29 +300,21 @@ def _best_time(fn, repeats: int) -> tuple[float, float]:
 
 
 @njit(cache=True)
-def _decide_loop(kind, params, rules, seats, modes, hands, pubs, work, cards, seed, n):
+def _decide_loop(kind, params, rules, seats, modes, deals, pubs, work, cards, seed, n):
     rngs = np.zeros(N_STREAMS, np.uint64)
     for i in range(n):
         for k in range(N_STREAMS):
             rngs[k] = mix64(seed + np.uint64(i * N_STREAMS + k + 1))
         pub = pubs[i]
-        legal = legal_cards(rules, modes[i], hands[i], pub)
-        cards[i] = search_card(kind, params, 0, params.shape[0], seats[i], rules, modes[i], hands[i], legal, pub,
-                               rngs, work)
-
-
-@njit(cache=True)
-def _perfect_loop(kind, params, rules, seats, modes, deals, pubs, work, cards, seed, n):
-    """``_decide_loop`` for the perfect-information kinds, handed the true deals."""
-    rngs = np.zeros(N_STREAMS, np.uint64)
-    for i in range(n):
-        for k in range(N_STREAMS):
-            rngs[k] = mix64(seed + np.uint64(i * N_STREAMS + k + 1))
-        pub = pubs[i]
-        hands = deals[i]
-        legal = legal_cards(rules, modes[i], hands[seats[i]], pub)
-        cards[i] = perfect_card(kind, params, 0, params.shape[0], seats[i], rules, modes[i], hands, legal, pub,
-                                rngs, work)
+        seat = seats[i]
+        hand = deals[i, seat]
+        legal = legal_cards(rules, modes[i], hand, pub)
+        if kind == KIND_PERFECT_MC or kind == KIND_PERFECT_DMCTS:
+            cards[i] = perfect_card(kind, params, 0, params.shape[0], seat, rules, modes[i], deals[i], legal, pub,
+                                    rngs, work)
+        else:
+            cards[i] = search_card(kind, params, 0, params.shape[0], seat, rules, modes[i], hand, legal, pub,
+                                   rngs, work)
 
 
 def _openspiel_euchre_positions(n: int, seed: int):
