@@ -613,7 +613,8 @@ def format_agents(res: dict) -> str:
 
 
 def _add_agents(sub) -> None:
-    p = sub.add_parser("agents", help="search agents: ISMCTS vs OpenSpiel ISMCTSBot, MC extra in Sueca")
+    p = sub.add_parser("agents", help="search agents' decisions/s: ISMCTS vs OpenSpiel ISMCTSBot, guided rollouts, value cutoff, "
+                       "maxvalue, perfect_* beside their honest versions, MC extra in Sueca")
     p.add_argument("--decisions", type=_positive_int, default=400, help="decisions per timing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")
