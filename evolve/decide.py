@@ -92,19 +92,14 @@ class Agent:
                              f"{self.game.options}")
         return obs
 
-    def play(self, obs, legal=None) -> int:
-        """The card this agent plays at ``obs`` (a play-phase observation). ``legal``
-        (card ids) narrows the legal cards, for a host whose rules forbid more (OpenSpiel's
-        Spades never breaks spades)."""
+    def play(self, obs) -> int:
+        """The card this agent plays at ``obs`` (a play-phase observation)."""
         obs = self._obs(obs)
         st = obs.state
         if st.decision != "card":
             raise ValueError(f"play() needs a play-phase observation; this one asks for a {st.decision} decision "
                              "(use bid())")
-        cards = set(st.legal) if legal is None else set(st.legal) & {int(c) for c in legal}
-        if not cards:
-            raise ValueError(f"none of the cards {sorted(legal)} is legal here; legal: {list(st.legal)}")
-        legal = np.uint64(sum(1 << c for c in cards))
+        legal = np.uint64(sum(1 << c for c in st.legal))
         return int(self._decide_card(self.kinds, self.params, np.int64(obs.seat), self.game.rules,
                                      np.int64(st.mode), st.hand, legal, st.pub, self.rngs, self.work))
 

@@ -23,7 +23,7 @@ the action the engine's agent took.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Iterator
 
 import numpy as np
@@ -31,6 +31,7 @@ import numpy as np
 from evolve.errors import UsageError
 from evolve.games.public import CALL_ALONE, CALL_PARTNER, PublicState, action_name, public_state
 from evolve.games.registry import Game, make_game
+from evolve.games.rules import winning_index
 
 _FIELDS = ("game", "options", "seat", "dealer", "hand", "phase", "trump", "upcard", "calls", "maker", "out_seat",
            "tricks", "trick", "score", "game_score")
@@ -101,9 +102,11 @@ class Observation:
     def game_obj(self) -> Game:
         """The ``evolve.games.registry.Game`` with these options."""
         try:
-            return make_game(self.game, **self.options)
+            return _game(self.game, tuple(sorted(self.options.items())))
         except UsageError as e:
             raise ValueError(str(e)) from None
+        except TypeError:       # an unhashable option value
+            raise ValueError(f"options={self.options!r} is invalid; expected a JSON object of plain values") from None
 
     @cached_property
     def state(self) -> PublicState:
@@ -163,6 +166,12 @@ class Observation:
             return cls(**d)
         except TypeError as e:
             raise ValueError(f"malformed observation: {e}") from None
+
+
+@lru_cache(maxsize=64)
+def _game(name: str, options: tuple) -> Game:
+    """``make_game`` memoised: building a game's rules tables costs ~0.1 ms."""
+    return make_game(name, **dict(options))
 
 
 _OBS_NAMES = {f.name for f in fields(Observation)}
@@ -251,6 +260,28 @@ def observations(result, i: int) -> Iterator[tuple[Observation, int]]:
             seat = (seat + 1) % 4
             if seat == out:
                 seat = (seat + 1) % 4
+
+
+def seat_plays(game: Game, mode: int, leader: int, out_seat: int, cards) -> tuple[tuple, tuple]:
+    """Cards in play order from the first trick led by ``leader`` -> (finished tricks,
+    current trick) of ``(seat, card)`` pairs, each trick's winner (the next leader) found
+    with the engine's own trick rule; for hosts that log cards without seats."""
+    rules = game.rules
+    n_active = 3 if out_seat >= 0 else 4
+    tricks, trick = [], []
+    seat = leader
+    for c in cards:
+        trick.append((seat, int(c)))
+        if len(trick) == n_active:
+            w = winning_index(rules, mode, np.array([x for _, x in trick], np.int64), 0, n_active)
+            seat = trick[int(w)][0]
+            tricks.append(tuple(trick))
+            trick = []
+        else:
+            seat = (seat + 1) % 4
+            if seat == out_seat:
+                seat = (seat + 1) % 4
+    return tuple(tricks), tuple(trick)
 
 
 def _sueca_shown(result, i: int) -> int:

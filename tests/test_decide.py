@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 import evolve
@@ -35,6 +34,9 @@ CASES = [
                     "random"]),
     ("sueca", {}, ["obligated_trump", "champion:populations/sueca_markov", "always_high", "random"]),
     ("sueca", {"trump_card": "first"}, ["dmcts:iterations=20", "random"]),
+    ("euchre", {"setup": "fixed_spades"}, ["random", "highlow"]),
+    ("spades", {"bidding": "exact", "break_spades": True}, ["random:bidder=simple", "random"]),
+    ("spades", {"partnership": True, "bidding": "standard", "never_broken": True}, ["random", "cardcounting:bidder=simple"]),
 ]
 
 
@@ -57,7 +59,7 @@ def test_replay_matches_engine(game, options, seats):
             count += 1
             if count % 7 == 0:      # the JSON round trip gives the same observation
                 assert Observation.from_dict(json.loads(json.dumps(obs.to_dict()))) == obs
-    expected = {"jass": {"trump", "card"}, "euchre": {"order", "alone", "card"},
+    expected = {"jass": {"trump", "card"}, "euchre": {"order", "alone", "card"} if not options.get("setup") else {"card"},
                 "spades": {"bid", "card"} if options else {"card"}, "sueca": {"card"}}[game]
     assert expected <= decisions
     if game == "euchre" and not options:
@@ -136,3 +138,55 @@ def test_seed_fixes_the_stream():
     assert x == [b.play(obs) for _ in range(20)] and len(set(x)) > 1
     a.new_deal(0)
     assert [a.play(obs) for _ in range(20)] == x
+
+
+def _first_positions(game, options):
+    """The first observation of each decision kind of a few recorded random deals."""
+    r = evolve.play(game, "random", 8, seed=3, record=True, **options)
+    first = {}
+    for i in range(8):
+        for obs, _ in observations(r, i):
+            if obs.decision not in first and len(obs.legal()) > 1:
+                first[obs.decision] = obs
+    return first
+
+
+def _registered_cases():
+    from evolve.agents.registry import AGENTS, BIDDER_GAMES, BIDDERS
+
+    options = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": {}, "sueca": {}, "jass": {}}
+    cases = [(g, name, options[g]) for name, a in AGENTS.items() for g in a.games]
+    cases += [(g, f"random:bidder={b}", options[g]) for b in BIDDERS for g in BIDDER_GAMES.get(b, ("spades", "euchre", "jass"))
+              if b not in ("random", "simple")]
+    return cases
+
+
+@pytest.mark.parametrize("game,seat,options", _registered_cases(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_registered_agent_and_bidder_decides(game, seat, options):
+    """Every registered agent (card play) and bidder takes a legal decision at every kind
+    of decision of its game (search budgets cut to keep it quick)."""
+    small = {"mc": "mc:shuffles=3,playouts=1", "dmcts": "dmcts:iterations=10", "ismcts": "ismcts:iterations=10"}
+    seat = small.get(seat, seat)
+    if "bidder=search" in seat:
+        seat += ",bid_iterations=8"
+    a = evolve.agent(seat + ("" if ":" in seat else ":bidder=simple"), game, seed=1, **options)
+    positions = _first_positions(game, options)
+    assert set(positions) >= {"card"}
+    for decision, obs in positions.items():
+        assert a.act(obs) in obs.legal(), (seat, decision)
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(hand=(0, 1, 2, 3, 23)), "did not take it up"),
+    (dict(seat=2, hand=(6, 7, 8, 9, 10)), "seat 2 is not to call; seat 1 is"),
+    (dict(calls=((1, 5),), seat=2, hand=(6, 7, 8, 9, 10)), "the maker 1 decides to go alone"),
+    (dict(calls=((1, 4), (2, 4), (3, 4), (0, 4), (1, 3))), "round 2"),
+    (dict(phase="play", calls=((1, 5), (1, 6)), trump=3, maker=1), "out_seat=-1 but the calls make it 3"),
+    (dict(phase="play", calls=((1, 4), (2, 4), (3, 4), (0, 4), (1, 0), (1, 7)), trump=0, maker=1,
+          trick=((1, 23),)), "turned down"),
+])
+def test_bad_euchre_observations(change, message):
+    base = dict(game="euchre", seat=1, dealer=0, hand=(0, 1, 2, 3, 4), phase="bid", upcard=23)
+    with pytest.raises(ValueError, match=message) as e:
+        Observation(**{**base, **change})
+    assert "\n" not in str(e.value)

@@ -65,6 +65,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "hidden": Key((list,), [], "a list of two positive integers (empty: the SPEC rule)",
                       lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v))),
         "bias": Key((bool,), True, "true or false"),
+        "direct": Key((bool,), False, "true (direct per-card feature connections to the outputs: would win the "
+                      "trick, wins it for certain, strength, partner winning, points) or false"),
         "bidder": Key((str,), "simple", "random or simple (bids and trump calls of evolved seats)", lambda s: s in ("random", "simple")),
     },
     "evolution": {
@@ -97,6 +99,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
         "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos),
         "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos),
+        "es_weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the ES mean)", _nonneg),
         "es_antithetic": Key((bool,), True, "true (mirrored pairs of perturbations) or false"),
         "common_random_numbers": Key((bool,), False, "true (every member plays the same deals, seat and random streams "
                                      "against each of `opponents`) or false"),
@@ -145,8 +148,8 @@ ADDED_KEYS = {("evolution", "checkpoint_seconds"): 30.0, ("evolution", "algorith
               ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent",
               ("evolution", "progress_every"): 10, ("evolution", "progress_deals"): 1000,
               ("evolution", "es_sigma"): 0.01, ("evolution", "es_learning_rate"): 0.001,
-              ("evolution", "es_antithetic"): True, ("evolution", "common_random_numbers"): False,
-              ("evolution", "validation_opponents"): []}
+              ("evolution", "es_antithetic"): True, ("evolution", "es_weight_decay"): 0.0, ("evolution", "common_random_numbers"): False,
+              ("evolution", "validation_opponents"): [], ("network", "direct"): False}
 
 
 def _digest(d: dict) -> str:

@@ -15,7 +15,8 @@ plain, testable step:
   plays the same deals, seats and agent random streams.
 
 The centroid moves by Adam (Kingma and Ba) on the shaped gradient, with step size
-``es_learning_rate``, and stays inside the unit box. Generation g's noise comes from
+``es_learning_rate`` and optional L2 weight decay ``es_weight_decay`` (as in Salimans et
+al.), and stays inside the unit box. Generation g's noise comes from
 ``(seed, g)``; the state (centroid, Adam moments, step count) is saved as plain arrays in
 the checkpoint, so a run resumes bit for bit. The interface is the one of
 ``evolve.evolution.cma`` (``from_config``, ``sample``, ``update``, ``to_arrays``,
@@ -44,19 +45,21 @@ class EsStrategy:
     m: np.ndarray
     v: np.ndarray
     t: int = 0
+    weight_decay: float = 0.0
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The state as named arrays for the checkpoint."""
         return {f"{PREFIX}centroid": self.centroid.copy(), f"{PREFIX}m": self.m.copy(), f"{PREFIX}v": self.v.copy(),
                 f"{PREFIX}scalars": np.array([self.sigma, self.learning_rate, self.lambda_, float(self.antithetic),
-                                              self.t], np.float64)}
+                                              self.t, self.weight_decay], np.float64)}
 
 
 def from_config(centroid: np.ndarray, lambda_: int, evolution: dict) -> EsStrategy:
     """A fresh strategy around ``centroid`` (unit coordinates) from the ``[evolution]`` table."""
     centroid = np.clip(np.asarray(centroid, np.float64), -1.0, 1.0).copy()
     return EsStrategy(centroid, float(evolution["es_sigma"]), float(evolution["es_learning_rate"]), int(lambda_),
-                      bool(evolution["es_antithetic"]), np.zeros_like(centroid), np.zeros_like(centroid))
+                      bool(evolution["es_antithetic"]), np.zeros_like(centroid), np.zeros_like(centroid), 0,
+                      float(evolution.get("es_weight_decay", 0.0)))
 
 
 def sample(strategy: EsStrategy, seed: int, generation: int) -> np.ndarray:
@@ -91,8 +94,9 @@ def gradient(strategy: EsStrategy, samples: np.ndarray, fitness: np.ndarray) -> 
 
 
 def update(strategy: EsStrategy, samples: np.ndarray, fitness: np.ndarray) -> None:
-    """One Adam ascent step of the centroid on the shaped gradient (higher fitness is better)."""
-    g = gradient(strategy, samples, fitness)
+    """One Adam ascent step of the centroid on the shaped gradient (higher fitness is better),
+    with L2 weight decay ``weight_decay`` (pulls every value towards 0)."""
+    g = gradient(strategy, samples, fitness) - strategy.weight_decay * strategy.centroid
     strategy.t += 1
     strategy.m = BETA1 * strategy.m + (1 - BETA1) * g
     strategy.v = BETA2 * strategy.v + (1 - BETA2) * g * g
@@ -109,6 +113,6 @@ def to_arrays(strategy: EsStrategy) -> dict[str, np.ndarray]:
 
 def from_arrays(arrays: dict[str, np.ndarray]) -> EsStrategy:
     """The strategy saved by ``to_arrays``, exactly."""
-    sigma, lr, lambda_, antithetic, t = (float(x) for x in arrays[f"{PREFIX}scalars"])
+    sigma, lr, lambda_, antithetic, t, decay = (float(x) for x in arrays[f"{PREFIX}scalars"])
     return EsStrategy(np.array(arrays[f"{PREFIX}centroid"]), sigma, lr, int(lambda_), bool(antithetic),
-                      np.array(arrays[f"{PREFIX}m"]), np.array(arrays[f"{PREFIX}v"]), int(t))
+                      np.array(arrays[f"{PREFIX}m"]), np.array(arrays[f"{PREFIX}v"]), int(t), decay)

@@ -61,7 +61,7 @@ def evolvable_of(cfg: Config, game):
     """What a config evolves: a network (``[network]``) or a parametric kind (``[agent]``)."""
     if cfg.agent["kind"] == "network":
         hidden = tuple(cfg.network["hidden"]) or None
-        arch = Architecture.for_game(game, cfg.network["encoding"], hidden, cfg.network["bias"])
+        arch = Architecture.for_game(game, cfg.network["encoding"], hidden, cfg.network["bias"], cfg.network["direct"])
         return NetworkAgent(arch, cfg.network["bidder"])
     definition = PARAMETRIC[cfg.agent["kind"]]
     pair = cfg.agent["play"] if definition.role == "bid" else f"random:bidder={cfg.agent['bidder']}"

@@ -376,6 +376,8 @@ def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls,
         raise ValueError(f"hand holds {info.card_name(c)}, which was already played")
     if game.name == "euchre" and up in hand_cards and not (holder == seat):
         raise ValueError(f"hand holds the turned card {info.card_name(up)} but seat {seat} did not take it up")
+    if game.name == "euchre" and up in seen and holder < 0:
+        raise ValueError(f"the turned card {info.card_name(up)} was turned down, so nobody can play it")
     if up in seen and holder >= 0 and int(seats[list(cards).index(up)]) != holder:
         raise ValueError(f"the turned card {info.card_name(up)} was played by a seat other than its holder {holder}")
     rules = game.rules

@@ -2,7 +2,8 @@
 
 Card id = suit * 13 + rank; suits C, D, H, S (0..3); ranks 2..A (0..12).
 Default: cut-throat (four individual players), no bidding, objective tricks, spades may be
-led at any time. Options: ``partnership``, ``break_spades``, ``bidding`` none | exact |
+led at any time. Options: ``partnership``, ``break_spades`` (``never_broken``: OpenSpiel's
+rule, a spade is led only from a hand of spades), ``bidding`` none | exact |
 standard (see SPEC §1.1), and ``target`` (game to 500 under standard bidding).
 
 Standard scoring, per side: the contract is the sum of the two non-nil bids; a made
@@ -20,6 +21,7 @@ from numba import njit
 
 from evolve.games.common import GameInfo, Option, deal_hands
 from evolve.games.rules import (
+    BREAK_NEVER,
     GAME_SPADES,
     LEGAL_FOLLOW,
     P_BIDDING,
@@ -49,6 +51,8 @@ BID_NONE, BID_EXACT, BID_STANDARD = 0, 1, 2
 OPTIONS = {
     "partnership": Option(False, "seats {0,2} vs {1,3} instead of cut-throat", kind=bool),
     "break_spades": Option(False, "spades may not be led until broken", kind=bool),
+    "never_broken": Option(False, "OpenSpiel's rule: spades are never broken, a spade is led only from a hand of "
+                           "spades (implies break_spades)", kind=bool),
     "bidding": Option("none", "none | exact (per player) | standard (partnership, nil, bags)", BIDDING),
     "target": Option(-1, "game target in points (default: 500 with standard bidding, else none)", kind=int, minimum=-1),
 }
@@ -68,7 +72,7 @@ def build(opts: dict):
     strength = np.where(suit == 3, 100 + rank, rank)
     params = {
         P_GAME: GAME_SPADES, P_N_CARDS: 52, P_HAND: 13, P_N_TRICKS: 13, P_N_MODES: 1,
-        P_LEGALITY: LEGAL_FOLLOW, P_BREAK_SPADES: int(opts["break_spades"]),
+        P_LEGALITY: LEGAL_FOLLOW, P_BREAK_SPADES: BREAK_NEVER if opts["never_broken"] else int(opts["break_spades"]),
         P_PARTNERSHIP: int(opts["partnership"]), P_BIDDING: bidding, P_TARGET: target,
         P_N_RANKS: 13,
     }

@@ -20,8 +20,7 @@ Rules as OpenSpiel plays them (see ``tests/referees/openspiel_*.py`` for the sou
 
 - Spades: partnership, standard bidding (nil, bags), player 0 bids first and leads, so
   our dealer is 3; OpenSpiel never breaks spades (a spade may be led only from an
-  all-spade hand), so the bot plays ``break_spades=True`` and narrows the legal cards to
-  OpenSpiel's (``Agent.play(obs, legal=...)``);
+  all-spade hand): our option ``never_broken=true``;
 - Euchre: the dealer may not discard the turned card (``discard_upcard=False``),
   ``stick_the_dealer`` as the OpenSpiel game says; ``allow_lone_defender`` is not
   supported (our engine has no lone defender).
@@ -40,7 +39,6 @@ difference: the cross-engine check of the rules and the agents.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
@@ -48,11 +46,11 @@ import numpy as np
 import pyspiel
 
 from evolve.decide import Agent
+from evolve.cli import Parser, run
 from evolve.errors import UsageError
 from evolve.games.euchre import CALL_ORDER, CALL_PASS
 from evolve.games.public import CALL_ALONE, CALL_PARTNER
-from evolve.games.rules import winning_index
-from evolve.observation import Observation
+from evolve.observation import Observation, seat_plays
 
 # ----------------------------------------------------------------- card and action maps
 SPADES_BID_BASE = 52          # OpenSpiel spades: bid b is action 52 + b
@@ -91,7 +89,7 @@ def game_options(game: "pyspiel.Game") -> tuple[str, dict]:
     name = game.get_type().short_name
     params = game.get_parameters()
     if name == "spades":
-        return "spades", {"partnership": True, "bidding": "standard", "break_spades": True}
+        return "spades", {"partnership": True, "bidding": "standard", "never_broken": True}
     if name == "euchre":
         if params.get("allow_lone_defender", False):
             raise UsageError("OpenSpiel euchre with allow_lone_defender=true is not supported (our Euchre has no "
@@ -101,27 +99,6 @@ def game_options(game: "pyspiel.Game") -> tuple[str, dict]:
 
 
 # ----------------------------------------------------------------- observations
-def _seat_tricks(agent_game, mode: int, leader: int, out_seat: int, cards: list[int]):
-    """Cards in play order -> (finished tricks, current trick) of (seat, card) pairs,
-    the winners found with the engine's own trick rule."""
-    rules = agent_game.rules
-    n_active = 3 if out_seat >= 0 else 4
-    tricks, trick = [], []
-    seat = leader
-    for c in cards:
-        trick.append((seat, c))
-        if len(trick) == n_active:
-            w = winning_index(rules, mode, np.array([x for _, x in trick], np.int64), 0, n_active)
-            seat = trick[int(w)][0]
-            tricks.append(tuple(trick))
-            trick = []
-        else:
-            seat = (seat + 1) % 4
-            if seat == out_seat:
-                seat = (seat + 1) % 4
-    return tuple(tricks), tuple(trick)
-
-
 def observation(state, player: int, game=None) -> Observation:
     """Player ``player``'s observation of an OpenSpiel ``spades`` / ``euchre`` state at
     its decision, from its own cards and the public actions only."""
@@ -137,7 +114,7 @@ def observation(state, player: int, game=None) -> Observation:
         calls = tuple((s, b) for s, b in enumerate(bids))    # player 0 bids first
         cards = [os_to_our_spades(a) for a in public[4:]]
         phase = "bid" if len(bids) < 4 else "play"
-        tricks, trick = _seat_tricks(g, 0, 0, -1, cards)
+        tricks, trick = seat_plays(g, 0, 0, -1, cards)
         return Observation(game=name, options=options, seat=player, dealer=SPADES_DEALER, hand=hand, phase=phase,
                            trump=0, calls=calls, tricks=tricks, trick=trick)
     tensor = np.asarray(state.information_state_tensor(player))
@@ -171,7 +148,7 @@ def observation(state, player: int, game=None) -> Observation:
         phase = "play"
     cards = [to_our_card(a) for a in hist[k:]]
     leader = fh if fh != out else (fh + 1) % 4
-    tricks, trick = _seat_tricks(g, trump, leader, out, cards) if phase == "play" else ((), ())
+    tricks, trick = seat_plays(g, trump, leader, out, cards) if phase == "play" else ((), ())
     return Observation(game=name, options=options, seat=player, dealer=dealer, hand=hand, phase=phase,
                        trump=trump if phase == "play" or trump >= 0 else -1, upcard=up, calls=tuple(calls),
                        maker=maker, out_seat=out, tricks=tricks, trick=trick)
@@ -189,13 +166,6 @@ def to_os_action(obs: Observation, action: int) -> int:
     if d == "call":
         return EUCHRE_PASS if action == CALL_PASS else EUCHRE_TRUMP_BASE + action
     return EUCHRE_ALONE if action == CALL_ALONE else EUCHRE_PARTNER
-
-
-def from_os_cards(game: str, actions) -> list[int]:
-    """OpenSpiel card actions -> our card ids (other actions dropped)."""
-    if game == "spades":
-        return [os_to_our_spades(a) for a in actions if a < SPADES_BID_BASE]
-    return [to_our_card(a) for a in actions if a < EUCHRE_PASS]
 
 
 # ----------------------------------------------------------------- the bot
@@ -217,11 +187,9 @@ class OpenSpielBot(pyspiel.Bot):
         if state.current_player() != self.player_id:
             raise ValueError(f"player {state.current_player()} is to move, not this bot's player {self.player_id}")
         obs = observation(state, self.player_id, self.agent.game)
-        if obs.decision == "card":
-            legal = from_os_cards(obs.game, state.legal_actions())
-            action = to_os_action(obs, self.agent.play(obs, legal=legal))
-        else:
-            action = to_os_action(obs, self.agent.bid(obs))
+        action = to_os_action(obs, self.agent.act(obs))
+        if action not in state.legal_actions():     # the rules agree (tests/test_referee_openspiel.py)
+            raise ValueError(f"{self.agent.name} chose {action}, which OpenSpiel does not allow at {state.history()}")
         return action
 
     def restart(self):
@@ -302,7 +270,7 @@ def main(argv=None) -> int:
     """``python -m evolve.interop.openspiel compare --game spades --seat S``."""
     from evolve.stats import format_ci, format_comparison
 
-    ap = argparse.ArgumentParser(prog="python -m evolve.interop.openspiel",
+    ap = Parser(prog="python -m evolve.interop.openspiel",
                                  description="Cross-engine check: one match in OpenSpiel and in our engine.")
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="the seat at players 0 and 2 against uniform random, in both engines")
@@ -319,8 +287,7 @@ def main(argv=None) -> int:
             raise UsageError("--hands and --deals must be at least 2")
         res = compare(args.game, args.seat, args.hands, args.deals, args.seed)
     except (UsageError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     print(f"{args.game}: {args.seat} (players 0, 2) vs uniform random, points per hand of side 0")
     print(f"  OpenSpiel  {format_ci(res['openspiel'])}  ({args.hands} hands, {res['openspiel_seconds']:.1f} s)")
     print(f"  our engine {format_ci(res['engine'])}  ({args.deals} deals)")
@@ -330,4 +297,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main, prog="python -m evolve.interop.openspiel"))
