@@ -54,3 +54,33 @@ def read_npz(path: str | Path, what: str) -> dict:
         raise UsageError(f"{path}: is a folder; expected {what}") from None
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError):
         raise UsageError(f"{path}: corrupt or truncated file (not a readable .npz); expected {what}") from None
+
+
+def write_npz_json(directory: str | Path, stem: str, arrays: dict, meta: dict) -> Path:
+    """Write ``<stem>.npz`` (the named ``arrays``, no pickle) and ``<stem>.json`` (``meta``,
+    indented) into ``directory``, each atomically; return the path of the ``.npz``."""
+    import json
+
+    import numpy as np
+
+    directory = Path(directory)
+    atomic_write(directory / f"{stem}.npz", lambda f: np.savez(f, **arrays))
+    atomic_write(directory / f"{stem}.json", lambda f: f.write((json.dumps(meta, indent=2) + "\n").encode()))
+    return directory / f"{stem}.npz"
+
+
+def npz_json_paths(path: str | Path, stem: str, what: str, expected: str = "") -> tuple[Path, Path]:
+    """The ``.npz`` at ``path`` (``<stem>.npz`` when ``path`` is a folder) and the ``.json``
+    beside it. A missing one is one ``UsageError`` naming the file and ``what`` it holds
+    (``expected``, if given, is appended to the first message)."""
+    from evolve.errors import UsageError
+
+    path = Path(path)
+    if path.is_dir():
+        path = path / f"{stem}.npz"
+    meta_path = path.with_suffix(".json")
+    if not path.is_file():
+        raise UsageError(f"{what} file {str(path)!r} not found{expected}")
+    if not meta_path.is_file():
+        raise UsageError(f"{what} metadata {str(meta_path)!r} not found (expected beside {path.name})")
+    return path, meta_path

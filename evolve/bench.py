@@ -542,6 +542,12 @@ def _options_of(p: argparse.ArgumentParser) -> list[str]:
     return [a.option_strings[-1] for a in p._actions if a.option_strings]
 
 
+def _json_and_run(p, run, show) -> None:
+    """The last option of a subcommand, ``--json``, and what it runs and prints."""
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(run=run, show=show, options=_options_of(p))
+
+
 def _add_engine(sub) -> None:
     p = sub.add_parser("engine", help="random-play rounds per second per game, vs OpenSpiel and jass-kit")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -597,8 +603,7 @@ def _add_evolution(sub) -> None:
     p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
     p.add_argument("--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)")
     p.add_argument("--backend", choices=("loky", "threads", "dask"), help="parallel backend (default: the config's)")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(run=run_evolution, show=format_evolution, options=_options_of(p))
+    _json_and_run(p, run_evolution, format_evolution)
 
 
 def run_agents(args) -> dict:
@@ -615,12 +620,12 @@ def format_agents(res: dict) -> str:
 
 
 def _add_agents(sub) -> None:
-    p = sub.add_parser("agents", help="search agents: ISMCTS vs OpenSpiel ISMCTSBot, MC extra in Sueca")
+    p = sub.add_parser("agents", help="search agents' decisions/s: ISMCTS vs OpenSpiel ISMCTSBot, guided rollouts, value cutoff, "
+                       "maxvalue, perfect_* beside their honest versions, MC extra in Sueca")
     p.add_argument("--decisions", type=_positive_int, default=400, help="decisions per timing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(run=run_agents, show=format_agents, options=_options_of(p))
+    _json_and_run(p, run_agents, format_agents)
 
 
 def run_networks(args) -> dict:
@@ -645,8 +650,7 @@ def _add_networks(sub) -> None:
     p.add_argument("--encodings", default="card,hand", help="comma-separated encodings (card, hand)")
     p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
     p.add_argument("--repeats", type=_positive_int, default=3)
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(run=run_networks, show=format_networks, options=_options_of(p))
+    _json_and_run(p, run_networks, format_networks)
 
 
 def run_decisions(args) -> dict:
@@ -666,8 +670,7 @@ def _add_decisions(sub) -> None:
                                          "ISMCTS-100)")
     p.add_argument("--decisions", type=_positive_int, default=300, help="positions timed per agent")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    p.set_defaults(run=run_decisions, show=format_decisions, options=_options_of(p))
+    _json_and_run(p, run_decisions, format_decisions)
 
 
 # subcommand name -> function adding its parser

@@ -29,7 +29,7 @@ import numpy as np
 from evolve.agents.bidding import (EUCHRE_PASS, choose_euchre_alone, choose_euchre_call, choose_euchre_discard,
                                    choose_euchre_order, choose_jass_mode, choose_spades_bid)
 from evolve.agents.policy import card_bindings, choose_card, families_of
-from evolve.agents.registry import parse_seat, pack_seats
+from evolve.agents.registry import pack_seats, parse_seat, sees_hidden_hands
 from evolve.errors import UsageError
 from evolve.games.bits import DEAL_STREAM, N_STREAMS, deal_key, seed_key, stream_state
 from evolve.games.euchre import CALL_ORDER, CALL_PASS
@@ -56,6 +56,9 @@ class Agent:
         self.game = make_game(game, **options)
         self.spec = parse_seat(seat, self.game)
         self.name = self.spec.name
+        if sees_hidden_hands(self.spec):
+            raise UsageError(f"agent {self.name!r} is a perfect-information upper bound: it needs every hand, which "
+                             "an observation does not hold; play it in evolve.play or the arena")
         self.kinds, self.params = pack_seats([self.spec] * 4)
         self.work = np.zeros(max(self.spec.work_size, 1), np.float64)
         self.rngs = np.zeros(N_STREAMS, np.uint64)
@@ -100,8 +103,10 @@ class Agent:
             raise ValueError(f"play() needs a play-phase observation; this one asks for a {st.decision} decision "
                              "(use bid())")
         legal = np.uint64(sum(1 << c for c in st.legal))
+        hands = np.zeros(4, np.uint64)      # what the engine hands an honest agent: its own hand only
+        hands[obs.seat] = st.hand
         return int(self._decide_card(self.kinds, self.params, np.int64(obs.seat), self.game.rules,
-                                     np.int64(st.mode), st.hand, legal, st.pub, self.rngs, self.work))
+                                     np.int64(st.mode), hands, legal, st.pub, self.rngs, self.work))
 
     def bid(self, obs) -> int:
         """The action this agent takes at a bidding decision: a Spades bid, a Euchre order

@@ -33,6 +33,15 @@ OPTION_SETS = {
     "jass": [{}, {"match_bonus": True, "multipliers": True}],
 }
 EUCHRE_ORDER = 5  # round-1 "order up" in the Euchre bidding log
+# Small search budgets for the agents added with issue 12: what is checked here (legal
+# play, bookkeeping, determinism) does not depend on the budget, and their defaults search
+# hundreds of playouts per card. The paths stay those of the defaults (random playouts,
+# the shipped value network, several determinizations or trees).
+BUDGETS = {
+    "maxvalue": "samples=3",
+    "perfect_mc": "shuffles=3,playouts=2",
+    "perfect_dmcts": "determinizations=2,iterations=12",
+}
 
 
 def _agent_cases():
@@ -48,8 +57,10 @@ def _agent_cases():
                 bidders = [b for b in BIDDERS if game in BIDDER_GAMES.get(b, (game,))]
             else:
                 bidders = ["random", "simple"]
+            budget = BUDGETS.get(name)
             for b in bidders:
-                seat = name if b is None else f"{name}:bidder={b}"
+                options = [o for o in (budget, None if b is None else f"bidder={b}") if o]
+                seat = f"{name}:{','.join(options)}" if options else name
                 cases.append(pytest.param(game, seat, id=f"{game}-{seat}"))
         # every evolvable parametric kind, from each of its starts (perturbed, as evolution makes them)
         for name, kind in PARAMETRIC.items():

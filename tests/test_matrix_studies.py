@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from evolve.agents.registry import AGENTS
+from evolve.agents.registry import AGENTS, PERFECT_NOTE
 from evolve.api import play
 from evolve.arena import main as arena_main
 from evolve.cli import run
@@ -145,10 +146,16 @@ def test_search_studies_run_when_registered(capsys, tmp_path):
     if "dmcts" not in AGENTS:
         pytest.skip("dmcts not registered")
     cfg = tmp_path / "j.toml"
-    cfg.write_text((STUDIES / "jass_dmcts.toml").read_text().replace('"dmcts"', '"dmcts:determinizations=2,iterations=10"')
-                   .replace("quick = 10", "quick = 50"))
+    text = (STUDIES / "jass_dmcts.toml").read_text()
+    # every agent of the study, with small search budgets
+    small = re.sub(r"iterations=\d+", "iterations=8", text).replace("samples=20", "samples=3")
+    small = small.replace("determinizations=5", "determinizations=2").replace("quick = 50", "quick = 100")
+    assert small.count("iterations=8") == 4 and "samples=3" in small and "quick = 100" in small
+    cfg.write_text(small)
     assert run(studies_main, [str(cfg), "--quick"]) == 0
-    assert "% of points" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "% of points" in out and PERFECT_NOTE in out
+    assert out.count("| 10 |") == 21      # every pairing of the 7 agents, 10 double rounds each
 
 
 @pytest.mark.parametrize("body, needle", [

@@ -11,11 +11,13 @@ valid across processes.
 from __future__ import annotations
 
 import ctypes
+from types import FunctionType
 from typing import Callable
 
+import numpy as np
 from llvmlite import binding as llvm
 from llvmlite import ir
-from numba import types
+from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
 
@@ -45,61 +47,81 @@ class CallbackSlot:
         return self.signature(self.ensure_compiled())(*args)
 
 
-# The card-play callback signature shared by the searches and the rollout policies:
-# (kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work), arrays passed
-# as (data pointer, length).
-CARD_C_SIG = types.int64(
-    types.int64, types.voidptr, types.int64, types.int64, types.int64, types.int64,
-    types.voidptr, types.int64, types.int64, types.uint64, types.uint64,
-    types.voidptr, types.int64, types.voidptr, types.int64, types.voidptr, types.int64,
-)
-CARD_CTYPES_SIG = ctypes.CFUNCTYPE(
-    ctypes.c_int64,
-    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64,
-    ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-)
+# A callback's arguments as one letter each: ``i`` an int64, ``u`` a uint64, ``a`` an array
+# (passed to C as its data pointer and length).
+_C_TYPES = {"i": (types.int64,), "u": (types.uint64,), "a": (types.voidptr, types.int64)}
+_CTYPES = {"i": (ctypes.c_int64,), "u": (ctypes.c_uint64,), "a": (ctypes.c_void_p, ctypes.c_int64)}
 
 
-def card_caller(symbol: str, name: str):
-    """An intrinsic ``name(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
-    work)`` that calls the card-play callback in slot ``symbol`` with the arrays' data
-    pointers and lengths."""
+def signatures(layout: str):
+    """The Numba ``cfunc`` signature and the ctypes prototype of a callback returning an
+    int64 and taking arguments of ``layout`` (see ``_C_TYPES``)."""
+    c_args = [t for k in layout for t in _C_TYPES[k]]
+    return types.int64(*c_args), ctypes.CFUNCTYPE(ctypes.c_int64, *[t for k in layout for t in _CTYPES[k]])
+
+
+def slot_codegen(symbol: str, layout: str):
+    """The codegen of an intrinsic that calls the callback in slot ``symbol`` with its
+    arguments of ``layout``: arrays as their data pointers and lengths, integers cast to
+    the layout's type. (Numba cannot lower an intrinsic taking ``*args``, so each caller
+    names its arguments and returns ``types.int64(*args), slot_codegen(...)``.)"""
+
+    def codegen(context, builder, signature, values):
+        i64 = ir.IntType(64)
+        i8p = ir.IntType(8).as_pointer()
+        c_args = []
+        for kind, ty, v in zip(layout, signature.args, values):
+            if kind == "a":
+                a = context.make_array(ty)(context, builder, v)
+                c_args += [builder.bitcast(a.data, i8p), builder.extract_value(a.shape, 0)]
+            else:
+                c_args.append(context.cast(builder, v, ty, types.uint64 if kind == "u" else types.int64))
+        fnty = ir.FunctionType(i64, [a.type for a in c_args])
+        gv = builder.module.globals.get(symbol)
+        if gv is None:
+            gv = ir.GlobalVariable(builder.module, i64, symbol)
+            gv.linkage = "external"
+        fn = builder.inttoptr(builder.load(gv), fnty.as_pointer())
+        return builder.call(fn, c_args)
+
+    return codegen
+
+
+# The card-play callbacks (the searches, the rollout policies): (kind, params, lo, hi,
+# seat, rules, mode, hand, legal, pub, rngs, work).
+CARD_LAYOUT = "iaiiiaiuuaaa"
+CARD_C_SIG, CARD_CTYPES_SIG = signatures(CARD_LAYOUT)
+
+
+def _card_template(kind, params_p, n_params, lo, hi, seat, rules_p, n_rules, mode, hand, legal,
+                   pub_p, n_pub, rngs_p, n_rngs, work_p, n_work):
+    params = carray(params_p, (n_params,), np.float64)
+    rules = carray(rules_p, (n_rules,), np.int64)
+    pub = carray(pub_p, (n_pub,), np.int64)
+    rngs = carray(rngs_p, (n_rngs,), np.uint64)
+    work = carray(work_p, (n_work,), np.float64)
+    return impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)  # noqa: F821
+
+
+def card_slot(symbol: str, impl, name: str) -> tuple[CallbackSlot, Callable]:
+    """The slot ``symbol`` of a card-play callback that calls the kernel ``impl(kind,
+    params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)``, and the intrinsic
+    ``name`` that kernels use to call it.
+
+    The callback is ``_card_template`` rebound to globals where ``impl`` is the kernel, and
+    named after it (``<impl>_c``): not a closure, whose cell Numba would pickle (with a dispatcher's
+    per-process id) into the cache key, and a name of its own so that each callback has its
+    own cache index."""
+
+    def make():
+        own = f"{impl.__name__}_c"
+        fn = FunctionType(_card_template.__code__, {"__name__": __name__, "impl": impl, "carray": carray, "np": np}, own)
+        fn.__qualname__ = own
+        return cfunc(CARD_C_SIG, cache=True, nopython=True)(fn)
 
     def call(typingctx, kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
-        sig = types.int64(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
-
-        def codegen(context, builder, signature, args):
-            i64 = ir.IntType(64)
-            i8p = ir.IntType(8).as_pointer()
-            tys = signature.args
-
-            def array(k):
-                a = context.make_array(tys[k])(context, builder, args[k])
-                return builder.bitcast(a.data, i8p), builder.extract_value(a.shape, 0)
-
-            def integer(k, ty=types.int64):
-                return context.cast(builder, args[k], tys[k], ty)
-
-            params_p, n_params = array(1)
-            rules_p, n_rules = array(5)
-            pub_p, n_pub = array(9)
-            rngs_p, n_rngs = array(10)
-            work_p, n_work = array(11)
-            fnty = ir.FunctionType(i64, [i64, i8p, i64, i64, i64, i64, i8p, i64, i64, i64, i64,
-                                         i8p, i64, i8p, i64, i8p, i64])
-            gv = builder.module.globals.get(symbol)
-            if gv is None:
-                gv = ir.GlobalVariable(builder.module, i64, symbol)
-                gv.linkage = "external"
-            fn = builder.inttoptr(builder.load(gv), fnty.as_pointer())
-            return builder.call(fn, [
-                integer(0), params_p, n_params, integer(2), integer(3), integer(4), rules_p, n_rules,
-                integer(6), integer(7, types.uint64), integer(8, types.uint64), pub_p, n_pub, rngs_p, n_rngs,
-                work_p, n_work,
-            ])
-
-        return sig, codegen
+        args = (kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+        return types.int64(*args), slot_codegen(symbol, CARD_LAYOUT)
 
     call.__name__ = call.__qualname__ = name
-    return intrinsic(call)
+    return CallbackSlot(symbol, CARD_CTYPES_SIG, make), intrinsic(call)

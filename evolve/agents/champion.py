@@ -17,7 +17,7 @@ import numpy as np
 from evolve.agents.evolvable import NetworkAgent, ParametricAgent
 from evolve.agents.network import Architecture
 from evolve.agents.registry import AgentSpec
-from evolve.atomic import atomic_write, read_npz
+from evolve.atomic import npz_json_paths, read_npz, write_npz_json
 from evolve.errors import UsageError
 
 CHAMPION_FILE = "a champion.npz written by python -m evolve.run"
@@ -53,25 +53,14 @@ class Champion:
 
 def save_champion(directory: str | Path, champion: Champion) -> Path:
     """Write ``champion.npz`` and ``champion.json`` into ``directory`` atomically."""
-    directory = Path(directory)
-    arrays = champion.agent.blocks(champion.genome)
-    atomic_write(directory / "champion.npz", lambda f: np.savez(f, **arrays))
     meta = {**champion.meta, **champion.agent.to_json()}
-    atomic_write(directory / "champion.json", lambda f: f.write((json.dumps(meta, indent=2) + "\n").encode()))
-    return directory / "champion.npz"
+    return write_npz_json(directory, "champion", champion.agent.blocks(champion.genome), meta)
 
 
 def load_champion(path: str | Path) -> Champion:
     """Load a champion from its ``.npz`` (or its folder); the ``.json`` must sit beside it.
     Anything wrong with either file is one ``UsageError`` naming the file."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "champion.npz"
-    meta_path = path.with_suffix(".json")
-    if not path.is_file():
-        raise UsageError(f"champion file {str(path)!r} not found")
-    if not meta_path.is_file():
-        raise UsageError(f"champion metadata {str(meta_path)!r} not found (expected beside {path.name})")
+    path, meta_path = npz_json_paths(path, "champion", "champion")
     try:
         meta = json.loads(meta_path.read_text())
         if not isinstance(meta, dict):

@@ -11,11 +11,8 @@ seat asks for guided playouts; ``rollout_card`` calls it through its slot.
 
 from __future__ import annotations
 
-import numpy as np
-from numba import carray, cfunc
-
 from evolve import _numba_cache
-from evolve.agents.callback_slot import CARD_C_SIG, CARD_CTYPES_SIG, CallbackSlot, card_caller
+from evolve.agents.callback_slot import card_slot
 from evolve.agents.kinds import NETWORK_KINDS, PLAY_RANDOM, RULE_KINDS
 from evolve.agents.network import network_card
 from evolve.agents.rulebased import rule_card
@@ -39,24 +36,5 @@ def rollout_policy_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pu
 
 _numba_cache.register_kernel(rollout_policy_impl, "the search agents' rollout policies", 25.0)
 
-_SLOT_SYMBOL = "trick_evolve_rollout_policy_slot_v1"
-
-
-def _make_callback():
-    @cfunc(CARD_C_SIG, cache=True, nopython=True)
-    def rollout_policy_c(kind, params_p, n_params, lo, hi, seat, rules_p, n_rules, mode, hand, legal,
-                         pub_p, n_pub, rngs_p, n_rngs, work_p, n_work):
-        params = carray(params_p, (n_params,), np.float64)
-        rules = carray(rules_p, (n_rules,), np.int64)
-        pub = carray(pub_p, (n_pub,), np.int64)
-        rngs = carray(rngs_p, (n_rngs,), np.uint64)
-        work = carray(work_p, (n_work,), np.float64)
-        return rollout_policy_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
-
-    return rollout_policy_c
-
-
-_SLOT = CallbackSlot(_SLOT_SYMBOL, CARD_CTYPES_SIG, _make_callback)
+_SLOT, rollout_card = card_slot("trick_evolve_rollout_policy_slot_v1", rollout_policy_impl, "rollout_card")
 ensure_compiled = _SLOT.ensure_compiled
-
-rollout_card = card_caller(_SLOT_SYMBOL, "rollout_card")

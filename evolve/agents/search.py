@@ -46,12 +46,12 @@ import time
 
 import numpy as np
 from llvmlite import ir
-from numba import carray, cfunc, njit, types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve import _numba_cache
-from evolve.agents.callback_slot import CARD_C_SIG, CARD_CTYPES_SIG, CallbackSlot, card_caller
+from evolve.agents.callback_slot import card_slot
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
 from evolve.agents.rollout_policy import rollout_card
 from evolve.agents.value_core import value_of
@@ -201,6 +201,29 @@ def _spent(start, ticks):
 @njit(cache=True, inline="always")
 def _tree_capacity(work):
     return (work.shape[0] - OFF_TREE) // NODE_STRIDE - 1
+
+
+@njit(cache=True, inline="always")
+def _clear_sums(work, legal):
+    """Zero the per-card sums ``work[OFF_SUM + c]`` of the legal cards."""
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        work[OFF_SUM + c] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _best_sum(work, legal):
+    """The legal card with the highest sum ``work[OFF_SUM + c]`` (the lowest card of a tie)."""
+    best = -1
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        if best < 0 or work[OFF_SUM + c] > work[OFF_SUM + best]:
+            best = c
+    return best
 
 
 # ----------------------------------------------------------------------------- playouts
@@ -615,11 +638,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
     full = PUB_SIZE if _guided(pc) else HISTORY
-    rest = legal
-    while rest != ZERO:
-        c = lowest(rest)
-        rest &= rest - ONE
-        work[OFF_SUM + c] = 0.0
+    _clear_sums(work, legal)
     for d in range(n_det):
         if not perfect:
             det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
@@ -672,14 +691,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
             b = OFF_TREE + NODE_STRIDE * ch
             work[OFF_SUM + iw[b + N_MOVE]] += work[b + N_TOTAL]     # N x Q of this tree
             ch = iw[b + N_SIBLING]
-    best = -1
-    rest = legal
-    while rest != ZERO:
-        c = lowest(rest)
-        rest &= rest - ONE
-        if best < 0 or work[OFF_SUM + c] > work[OFF_SUM + best]:
-            best = c
-    return best
+    return _best_sum(work, legal)
 
 
 # ----------------------------------------------------------------------------- max value
@@ -700,11 +712,7 @@ def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, wor
     nh = np.int64(params[pc[4] + 1])
     h = rw[N_STREAMS:N_STREAMS + nh + 10]
     lr = rw[0:N_STREAMS].view(np.uint64)
-    rest = legal
-    while rest != ZERO:
-        c = lowest(rest)
-        rest &= rest - ONE
-        work[OFF_SUM + c] = 0.0
+    _clear_sums(work, legal)
     for _ in range(n_samples):
         det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
         rest = legal
@@ -720,14 +728,7 @@ def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, wor
             else:
                 v = value_of(params, pc[4], rules, mode, seat, np.uint64(iw[OFF_HANDS + seat]), p, scale, h)
             work[OFF_SUM + c] += v
-    best = -1
-    rest = legal
-    while rest != ZERO:
-        c = lowest(rest)
-        rest &= rest - ONE
-        if best < 0 or work[OFF_SUM + c] > work[OFF_SUM + best]:
-            best = c
-    return best
+    return _best_sum(work, legal)
 
 
 # ----------------------------------------------------------------------------- dispatch
@@ -788,32 +789,12 @@ _numba_cache.register_kernel(search_impl, "the search agents (mc, dmcts, ismcts)
 # about 160 s of extra compilation after every source change. Through the pointer the
 # search code is compiled once, as a C callback (cached like any kernel), and the engine
 # only holds an indirect call. The pointer lives in a process-global slot exported to
-# LLVM as the symbol ``_SLOT_SYMBOL``; it starts at a ctypes trampoline that compiles (or
+# LLVM as a symbol (see ``evolve.agents.callback_slot``); it starts at a ctypes trampoline that compiles (or
 # loads from the cache) the callback on first use, so importing the package costs
 # nothing and the engine's cached code stays valid across processes.
 
-_SLOT_SYMBOL = "trick_evolve_search_impl_slot_v1"
-
-
-def _make_callback():
-    @cfunc(CARD_C_SIG, cache=True, nopython=True)
-    def search_c(kind, params_p, n_params, lo, hi, seat, rules_p, n_rules, mode, hand, legal,
-                 pub_p, n_pub, rngs_p, n_rngs, work_p, n_work):
-        params = carray(params_p, (n_params,), np.float64)
-        rules = carray(rules_p, (n_rules,), np.int64)
-        pub = carray(pub_p, (n_pub,), np.int64)
-        rngs = carray(rngs_p, (n_rngs,), np.uint64)
-        work = carray(work_p, (n_work,), np.float64)
-        return search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
-
-    return search_c
-
-
-_SLOT = CallbackSlot(_SLOT_SYMBOL, CARD_CTYPES_SIG, _make_callback)
+_SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search")
 ensure_compiled = _SLOT.ensure_compiled
-
-
-_call_search = card_caller(_SLOT_SYMBOL, "_call_search")
 
 
 @kernel

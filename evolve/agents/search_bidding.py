@@ -45,16 +45,14 @@ engine kernel. A seat with ``bidder=search`` therefore needs no ``work_size``.
 
 from __future__ import annotations
 
-import ctypes
 import math
 
 import numpy as np
-from llvmlite import ir
 from numba import carray, cfunc, njit, types
 from numba.extending import intrinsic
 
 from evolve import _numba_cache
-from evolve.agents.callback_slot import CallbackSlot
+from evolve.agents.callback_slot import CallbackSlot, signatures, slot_codegen
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
 from evolve.agents.euchre_bidding import simple_best_call, simple_discard, simple_hand_value, simple_order_value
 from evolve.agents.search import rollout
@@ -388,17 +386,9 @@ _numba_cache.register_kernel(search_bid_impl, "the search bidder", 15.0)
 # every engine compiles hold only an indirect call. The slot starts at a ctypes trampoline
 # that compiles (or loads from the cache) the callback on first use.
 
-_C_SIG = types.int64(
-    types.int64, types.voidptr, types.int64, types.int64, types.int64, types.int64,
-    types.voidptr, types.int64, types.uint64, types.voidptr, types.int64, types.voidptr, types.int64,
-    types.int64, types.int64,
-)
-_CTYPES_SIG = ctypes.CFUNCTYPE(
-    ctypes.c_int64,
-    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-    ctypes.c_void_p, ctypes.c_int64, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-    ctypes.c_int64, ctypes.c_int64,
-)
+# (decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, a2); see callback_slot.signatures
+BID_LAYOUT = "iaiiiauaaii"
+_C_SIG, _CTYPES_SIG = signatures(BID_LAYOUT)
 _SLOT_SYMBOL = "trick_evolve_search_bid_slot_v1"
 
 
@@ -422,37 +412,9 @@ ensure_compiled = _SLOT.ensure_compiled
 
 @intrinsic
 def _call_bid(typingctx, decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, a2):
-    """Call the function in the slot with the arrays' data pointers and lengths."""
-    sig = types.int64(decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, a2)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        i8p = ir.IntType(8).as_pointer()
-        tys = signature.args
-
-        def array(k):
-            a = context.make_array(tys[k])(context, builder, args[k])
-            return builder.bitcast(a.data, i8p), builder.extract_value(a.shape, 0)
-
-        def integer(k, ty=types.int64):
-            return context.cast(builder, args[k], tys[k], ty)
-
-        params_p, n_params = array(1)
-        rules_p, n_rules = array(5)
-        pub_p, n_pub = array(7)
-        rngs_p, n_rngs = array(8)
-        fnty = ir.FunctionType(i64, [i64, i8p, i64, i64, i64, i64, i8p, i64, i64, i8p, i64, i8p, i64, i64, i64])
-        gv = builder.module.globals.get(_SLOT_SYMBOL)
-        if gv is None:
-            gv = ir.GlobalVariable(builder.module, i64, _SLOT_SYMBOL)
-            gv.linkage = "external"
-        fn = builder.inttoptr(builder.load(gv), fnty.as_pointer())
-        return builder.call(fn, [
-            integer(0), params_p, n_params, integer(2), integer(3), integer(4), rules_p, n_rules,
-            integer(6, types.uint64), pub_p, n_pub, rngs_p, n_rngs, integer(9), integer(10),
-        ])
-
-    return sig, codegen
+    """Call the function in the slot (arrays as data pointers and lengths)."""
+    args = (decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, a2)
+    return types.int64(*args), slot_codegen(_SLOT_SYMBOL, BID_LAYOUT)
 
 
 @kernel

@@ -37,6 +37,7 @@ from evolve.agents.search import (
     KIND_PERFECT_MC,
     MC_VARIANTS,
     ensure_compiled,
+    perfect_card,
     search_card,
     ticks_per_second,
     work_size,
@@ -231,9 +232,11 @@ _register_all()
 # ----------------------------------------------------------------------------- bench
 
 
-def sample_positions(game_name: str, n: int, seed: int, **options):
+def sample_positions(game_name: str, n: int, seed: int, with_hands: bool = False, **options):
     """Mid-deal decision points (seat, mode, hand, pub) of random play with >= 2 legal
-    cards, one per deal at a uniformly random decision."""
+    cards, one per deal at a uniformly random decision; ``with_hands``: each point also
+    carries the true deal (the four hands' masks), which only the perfect-information
+    agents may be given."""
     from evolve.games.registry import make_game
     from evolve.games.stepper import TrickState
 
@@ -252,25 +255,35 @@ def sample_positions(game_name: str, n: int, seed: int, **options):
         if len(s.legal()) < 2:
             continue
         seat = s.to_move
-        out.append((seat, mode, np.uint64(s.hands[seat]), s.pub.copy()))
+        point = (seat, mode, np.uint64(s.hands[seat]), s.pub.copy())
+        out.append(point + (s.hands.copy(),) if with_hands else point)
     return g, out
 
 
 def decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int], float]:
     """Run a search agent on every position ``(seat, mode, hand, pub)`` in one Numba loop
     (fresh random streams per position from ``seed``); return the cards and the seconds
-    taken (a one-position warm-up is not timed)."""
+    taken (a one-position warm-up is not timed). A perfect-information agent needs the
+    positions of ``sample_positions(..., with_hands=True)`` and searches their true deals."""
     n = len(positions)
     seats = np.array([p[0] for p in positions], np.int64)
     modes = np.array([p[1] for p in positions], np.int64)
-    hands = np.array([p[2] for p in positions], np.uint64)
+    # the four hands of each position: the true deal for a perfect-information agent, only
+    # the seat's own hand (the others empty) for an honest one
+    deals = np.zeros((n, 4), np.uint64)
+    perfect = spec.play_kind in (KIND_PERFECT_MC, KIND_PERFECT_DMCTS)
+    for i, p in enumerate(positions):
+        if perfect:
+            deals[i] = p[4]
+        deals[i, p[0]] = p[2]
     pubs = np.stack([p[3] for p in positions])
     work = np.zeros(spec.work_size, np.float64)
     params = np.asarray(spec.play_params, np.float64)
     cards = np.zeros(n, np.int64)
-    _decide_loop(spec.play_kind, params, g.rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), 1)
+    args = (spec.play_kind, params, g.rules, seats, modes, deals, pubs, work, cards, np.uint64(seed))
+    _decide_loop(*args, 1)
     t = time.perf_counter()
-    _decide_loop(spec.play_kind, params, g.rules, seats, modes, hands, pubs, work, cards, np.uint64(seed), n)
+    _decide_loop(*args, n)
     return [int(c) for c in cards], time.perf_counter() - t
 
 
@@ -287,15 +300,21 @@ def _best_time(fn, repeats: int) -> tuple[float, float]:
 
 
 @njit(cache=True)
-def _decide_loop(kind, params, rules, seats, modes, hands, pubs, work, cards, seed, n):
+def _decide_loop(kind, params, rules, seats, modes, deals, pubs, work, cards, seed, n):
     rngs = np.zeros(N_STREAMS, np.uint64)
     for i in range(n):
         for k in range(N_STREAMS):
             rngs[k] = mix64(seed + np.uint64(i * N_STREAMS + k + 1))
         pub = pubs[i]
-        legal = legal_cards(rules, modes[i], hands[i], pub)
-        cards[i] = search_card(kind, params, 0, params.shape[0], seats[i], rules, modes[i], hands[i], legal, pub,
-                               rngs, work)
+        seat = seats[i]
+        hand = deals[i, seat]
+        legal = legal_cards(rules, modes[i], hand, pub)
+        if kind == KIND_PERFECT_MC or kind == KIND_PERFECT_DMCTS:
+            cards[i] = perfect_card(kind, params, 0, params.shape[0], seat, rules, modes[i], deals[i], legal, pub,
+                                    rngs, work)
+        else:
+            cards[i] = search_card(kind, params, 0, params.shape[0], seat, rules, modes[i], hand, legal, pub,
+                                   rngs, work)
 
 
 def _openspiel_euchre_positions(n: int, seed: int):
@@ -362,7 +381,7 @@ def bench_agents(n: int = 400, seed: int = 0, deals: int = 200, repeats: int = 3
     import evolve
 
     res: dict = {}
-    g, pos = sample_positions("euchre", n, seed)
+    g, pos = sample_positions("euchre", n, seed, with_hands=True)
     ours = _rates(g, "ismcts:iterations=100", pos, repeats)
     res["ismcts100_euchre_decisions_per_s"], res["ismcts100_euchre_decisions_per_cpu_s"] = ours
     if openspiel:
@@ -386,16 +405,14 @@ def bench_agents(n: int = 400, seed: int = 0, deals: int = 200, repeats: int = 3
                       ("maxvalue_20", "maxvalue:samples=20")):
         wall, cpu = _rates(g, seat, few, repeats)
         res[f"{key}_euchre_decisions_per_s"], res[f"{key}_euchre_decisions_per_cpu_s"] = wall, cpu
-    # the perfect-information agents need the true hands, which only the engine hands them:
-    # timed over whole deals (one such seat, three random), counted as 5 decisions per deal
-    # (forced single-card plays included; a seat sitting out plays none: a slight overcount)
-    for key, seat in (("perfect_mc_extra_50x2", "perfect_mc:variant=extra,shuffles=50,playouts=2"),
+    # the perfect-information agents search the positions' true deals; their honest
+    # versions on the same positions and budgets, for comparison
+    for key, seat in (("mc_extra_50x2", "mc:variant=extra,shuffles=50,playouts=2"),
+                      ("perfect_mc_extra_50x2", "perfect_mc:variant=extra,shuffles=50,playouts=2"),
+                      ("dmcts_1x400", "dmcts:determinizations=1,iterations=400"),
                       ("perfect_dmcts_1x400", "perfect_dmcts:determinizations=1,iterations=400")):
-        seats = [seat, "random", "random", "random"]
-        evolve.play("euchre", seats, 2, seed=seed, stick_the_dealer=True)
-        k = max(10, deals // 4)
-        wall, cpu = _best_time(lambda: evolve.play("euchre", seats, k, seed=seed, stick_the_dealer=True), repeats)
-        res[f"{key}_euchre_decisions_per_s"], res[f"{key}_euchre_decisions_per_cpu_s"] = 5 * k / wall, 5 * k / cpu
+        wall, cpu = _rates(g, seat, few, repeats)
+        res[f"{key}_euchre_decisions_per_s"], res[f"{key}_euchre_decisions_per_cpu_s"] = wall, cpu
     g, pos = sample_positions("sueca", max(50, n // 2), seed)
     wall, cpu = _rates(g, "mc:variant=extra,shuffles=50,playouts=2", pos, repeats)
     res["mc_extra_50x2_sueca_decisions_per_s"], res["mc_extra_50x2_sueca_decisions_per_cpu_s"] = wall, cpu

@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from evolve.agents.search import result_scale, seat_result
-from evolve.agents.value_core import V_HEADER, features_into, n_features
-from evolve.atomic import atomic_write, read_npz
+from evolve.agents.value_core import features_into, n_features
+from evolve.atomic import npz_json_paths, read_npz, write_npz_json
 from evolve.errors import UsageError
 from evolve.games.state import N_ACTIVE, OUT_SEAT, PHASE, PUB_SIZE, reset_pub
 from evolve.games.table import finish_trick, note_play, start_trick
@@ -66,27 +66,17 @@ class ValueNet:
 
 def save_value(directory: str | Path, net: ValueNet) -> Path:
     """Write ``value.npz`` and ``value.json`` into ``directory`` atomically."""
-    directory = Path(directory)
     arrays = {"w1": net.w1, "b1": net.b1, "w2": net.w2, "b2": np.array([net.b2])}
-    atomic_write(directory / "value.npz", lambda f: np.savez(f, **arrays))
     meta = {"format": FORMAT, "game": net.game, "game_options": net.options, "n_in": net.n_in,
             "n_hidden": net.n_hidden, **net.meta}
-    atomic_write(directory / "value.json", lambda f: f.write((json.dumps(meta, indent=2) + "\n").encode()))
-    return directory / "value.npz"
+    return write_npz_json(directory, "value", arrays, meta)
 
 
 def load_value(path: str | Path, game=None) -> ValueNet:
     """Load ``value.npz`` (or its folder) with ``value.json`` beside it; with ``game``,
     check that it was trained for that game and its number of inputs. Anything wrong is
     one ``UsageError`` naming the file."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "value.npz"
-    meta_path = path.with_suffix(".json")
-    if not path.is_file():
-        raise UsageError(f"value network {str(path)!r} not found (expected {VALUE_FILE})")
-    if not meta_path.is_file():
-        raise UsageError(f"value network metadata {str(meta_path)!r} not found (expected beside {path.name})")
+    path, meta_path = npz_json_paths(path, "value", "value network", f" (expected {VALUE_FILE})")
     try:
         meta = json.loads(meta_path.read_text())
         n_in, n_hidden, name = int(meta["n_in"]), int(meta["n_hidden"]), str(meta["game"])
