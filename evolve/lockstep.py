@@ -45,11 +45,14 @@ SLOTS = 256     # deals in play at once (see ``play_batch``)
 
 
 @template(nogil=True)
-def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, slots):
+def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, slots,
+                         net_lo, net_of):
     """``play_batch_kernel`` (same arguments, same results) with up to ``slots`` deals in
     play at once and the network decisions of deals waiting for the same network
     computed together (see the module docstring). ``work`` gives the size of a deal's
-    scratch memory (each slot gets its own)."""
+    scratch memory (each slot gets its own). Network q has its parameters at
+    ``params[net_lo[q]:]``; ``net_of[t, s]`` is the network of seat s at table t (-1:
+    another agent), see ``networks_of``."""
     n_cards = rules[P_N_CARDS]
     n_tables = tables.shape[0]
     n_slots = max(1, min(slots, n))
@@ -63,16 +66,7 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
     mode = np.zeros(n_slots, np.int64)
     seat = np.full(n_slots, -1, np.int64)           # seat to move (-1: play over)
     legal = np.zeros(n_slots, np.uint64)            # legal cards of a waiting decision
-    # one queue per network (by the offset of its parameters)
-    los = np.empty(4 * n_tables, np.int64)
-    k = 0
-    for t in range(n_tables):
-        for s in range(4):
-            if NETWORK_KINDS[0] <= tables[t, PLAY_KIND + s] < NETWORK_KINDS[1]:
-                los[k] = tables[t, PLAY_LO + s]
-                k += 1
-    net_lo = np.unique(los[:k])
-    n_queues = net_lo.size
+    n_queues = net_lo.size                          # one queue per network
     queue = np.empty((max(n_queues, 1), n_slots), np.int64)
     queued = np.zeros(max(n_queues, 1), np.int64)
     ready = np.arange(n_slots)                      # slots that can run
@@ -117,16 +111,15 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
                         mode[sl] = m
                         seat[sl] = open_play(pub, leader, out)
                     continue
-                kinds = tables[min(deal[sl] // per_table, n_tables - 1)]
+                table = min(deal[sl] // per_table, n_tables - 1)
+                kinds = tables[table]
                 s = seat[sl]
                 hand = hands[sl, s]
                 lg = legal_cards(rules, mode[sl], hand, pub)
-                kind = kinds[PLAY_KIND + s]
-                if NETWORK_KINDS[0] <= kind < NETWORK_KINDS[1] and count(lg) > 1:
-                    lo = kinds[PLAY_LO + s]
-                    network_layer1(kind, params, lo, s, rules, mode[sl], hand, pub, sw[sl])
+                q = net_of[table, s]
+                if q >= 0 and count(lg) > 1:
+                    network_layer1(kinds[PLAY_KIND + s], params, net_lo[q], s, rules, mode[sl], hand, pub, sw[sl])
                     legal[sl] = lg
-                    q = np.searchsorted(net_lo, lo)
                     queue[q, queued[q]] = sl
                     queued[q] += 1
                     break
@@ -164,4 +157,17 @@ def play_lockstep(rules, tables, per_table, params, key, start, n, decks, dealer
     if int(slots) < 1:
         raise ValueError(f"slots={slots} is invalid; expected a positive number of deals")
     kernel = batch_kernel(int(rules[P_GAME]), families, play_lockstep_kernel)
-    kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, int(slots))
+    net_lo, net_of = networks_of(tables)
+    kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, int(slots), net_lo, net_of)
+
+
+def networks_of(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct networks seated at ``tables`` (``seat_ints`` rows), as the offsets of
+    their parameters, and ``net_of[t, s]``: the network at seat s of table t, or -1."""
+    tables = np.asarray(tables, np.int64)
+    kinds = tables[:, PLAY_KIND:PLAY_KIND + 4]
+    is_net = (kinds >= NETWORK_KINDS[0]) & (kinds < NETWORK_KINDS[1])
+    net_lo, inverse = np.unique(tables[:, PLAY_LO:PLAY_LO + 4][is_net], return_inverse=True)
+    net_of = np.full(kinds.shape, -1, np.int64)
+    net_of[is_net] = inverse
+    return net_lo.astype(np.int64), net_of

@@ -764,35 +764,48 @@ def _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2):
     return best
 
 
+# A decision is three compiled functions, so that the lockstep kernel (``evolve.lockstep``),
+# which runs the second layer for many deals at once, shares the other two with
+# ``network_card`` (one compilation, ~17 s for the first) and computes the same numbers.
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """First step of a decision: the first hidden layer into ``work``."""
+    _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
+
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_choose(kind, params, lo, seat, hand, legal, pub, work):
+    """Last step of a decision, once the second layer's sums are in ``h2``: tanh, then
+    the legal card with the highest output."""
+    h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
+    return _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2)
+
+
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
     """The legal card with the highest network output (a lone legal card at once).
     (``evolve.games.bits.kernel`` flags plus ``error_model="numpy"``, see ``fast_tanh``.)"""
     if count(legal) == 1:
         return lowest(legal)
-    h2, w3, b3, p2, n, fresh = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
-    return _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2)
+    network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    f32 = f64.view(np.float32)
+    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    return network_choose(kind, params, lo, seat, hand, legal, pub, work)
 
 
 # ------------------------------------------------------------- lockstep (many deals)
-# ``evolve.lockstep`` plays many deals at once: a network decision is split into
-# ``network_layer1`` (per deal), ``network_layer2_many`` (one pass over W2 for every
-# deal waiting for the same network) and ``network_choose`` (per deal). Every number is
-# computed as ``network_card`` computes it (same order of the sums), so the cards are
-# the same, bit for bit.
-
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
-def network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work):
-    """First step of ``network_card``: the first hidden layer into ``work``."""
-    _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
-
-
 @njit(cache=True, _nrt=False)
 def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
-    """Second step of ``network_card`` for ``m`` deals that wait for the network at
-    ``params[lo:]``: deal k's scratch memory is ``work[slots[k]]`` (a row per deal) and its
-    seat ``seats[slots[k]]``; its second layer's sums go into its ``h2``. ``xofs``,
-    ``yofs`` are int64 scratch of at least ``GEMM_M`` entries."""
+    """The second layer of ``network_card`` for ``m`` deals that wait for the network at
+    ``params[lo:]`` (``evolve.lockstep``): deal k's scratch memory is ``work[slots[k]]`` (a
+    row per deal) and its seat ``seats[slots[k]]``; its second layer's sums go into its
+    ``h2``, summed in the order of ``network_card`` (the same numbers, bit for bit), but
+    each weight row loaded serves up to ``GEMM_M`` deals. ``xofs``, ``yofs`` are int64
+    scratch of at least ``GEMM_M`` entries."""
     n_in = np.int64(params[lo + 1])
     n_h1 = np.int64(params[lo + 2])
     n_h2 = np.int64(params[lo + 3])
@@ -819,13 +832,6 @@ def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
             k = base + 1 if p < extra else base
             gemm_rows(flat, xofs, mb, n_h1, w32, w2 + n_h1 * col, k * LANES, w32, b2 + col, flat, yofs, col, k)
             col += k * LANES
-
-
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
-def network_choose(kind, params, lo, seat, hand, legal, pub, work):
-    """Last step of ``network_card``, once ``network_layer2_many`` has run: the card."""
-    h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
-    return _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2)
 
 
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")

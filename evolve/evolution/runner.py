@@ -173,7 +173,7 @@ class Evolution:
                               f"teacher for agent.kind = {cfg.agent['kind']!r}")
         self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
                                      ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
-                                     ev["partner"] == "self")
+                                     ev["partner"] == "self", ev["evaluation"] == "lockstep")
         self.toolbox = make_toolbox(ev["selection"], ev["mutation_operator"], ev["mutation_sigma"])
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)

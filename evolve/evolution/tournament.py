@@ -29,6 +29,7 @@ from evolve.engine import accumulate_games, play_batch
 from evolve.evolution.fitness import seat_fitness
 from evolve.games.registry import Game
 from evolve.games.tricks import DealRecord, new_record
+from evolve.lockstep import play_lockstep
 
 
 
@@ -132,16 +133,18 @@ def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.
 
 
 def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, work_size, record, families,
-               first, last) -> DealRecord:
+               lockstep, first, last) -> DealRecord:
     """Play tables ``first .. last-1`` of a generation (plain arrays in, plain arrays out;
     everything before ``first`` is the generation's job, the same for every chunk).
     ``families``: the card-play agent families of every spec the tournament may seat, so
-    that every chunk and generation (and the warm-up) plays with the same engine kernel."""
+    that every chunk and generation (and the warm-up) plays with the same engine kernel.
+    ``lockstep``: play by ``evolve.lockstep`` when networks are seated (the same results)."""
     decks, dealers = expand_deals(base, base_dealer, shape[0], per_table, first, last)
     n = decks.shape[0]
     rec = new_record(n, *shape, record)
-    play_batch(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec,
-               np.zeros(max(work_size, 1)), families=families)
+    play = play_lockstep if lockstep and "network" in families else play_batch
+    play(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec,
+         np.zeros(max(work_size, 1)), families=families)
     return rec
 
 
@@ -157,6 +160,7 @@ class Tournament:
     opponents: tuple[str, ...] = ()
     opponent_share: float = 0.0
     partner_self: bool = False
+    lockstep: bool = False      # [evolution] evaluation = "lockstep": same results, faster with networks
 
     def __post_init__(self):
         self.opponent_specs = [parse_seat(s, self.game) for s in self.opponents]
@@ -184,7 +188,8 @@ class Tournament:
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
         families = families_of([s.play_kind for s in specs])
-        job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record, families)
+        job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record, families,
+               self.lockstep)
         recs = runner(job, seating.n_tables, chunks) if runner else [play_chunk(*job, 0, seating.n_tables)]
         rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
         fit = seat_fitness(_as_result(self.game, rec), self.fitness)
