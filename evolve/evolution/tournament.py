@@ -188,7 +188,9 @@ class Tournament:
         seating, base, base_dealer, key = self.plan(len(members), seed, generation)
         specs = list(members) + self.opponent_specs
         idx = np.where(seating.tables >= 0, seating.tables, len(members) + (-1 - seating.tables))
-        ints, params = pack_tables(idx, specs)
+        # packed straight into the runner's shared memory, if it has some: no copy to hand
+        # over, and the parent plays from the pages the workers map (one copy in the cache)
+        ints, params = pack_tables(idx, specs, getattr(runner, "params_buffer", None))
         info = self.game.info
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
