@@ -113,7 +113,7 @@ def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
             rec.bids[i, seat] = b
     rec.mode[i] = 0
     rec.first_leader[i] = forehand
-    return np.int64(0), forehand, -1      # int64, not a literal: the agents compiled once for all games
+    return 0, forehand, -1
 
 
 @njit(cache=True, _nrt=False, inline="always")
