@@ -46,6 +46,13 @@ Speed. The forward pass is bound by streaming the weights from L2:
   (seat, hand, pub), bit for bit. A seat's record is used only when its header matches
   (magic, kind, ``w1_id``) and its checksum matches, so another agent's use of ``work`` or
   another network at the seat only costs a recomputation.
+
+A decision is ``network_layer1`` (the first layer), the second layer, and
+``network_choose`` (tanh, outputs of the legal cards). The lockstep driver
+(``evolve.lockstep``) calls the first and the last per deal and runs the second for all
+deals waiting for the same network at once (``network_layer2_many``, intrinsic
+``gemm_rows``): each weight row loaded serves up to ``GEMM_M`` deals, and every output
+is summed in the order of ``gemv_block``, so the cards are the same bit for bit.
 """
 
 from __future__ import annotations

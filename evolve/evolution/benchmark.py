@@ -13,15 +13,17 @@ from evolve.api import play
 from evolve.stats import SPADES_FAIR_ATPR, format_ci, format_comparison, mean_ci, one_sample_t, p_clause, shifted, study_normal_p
 
 
-def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1) -> list[dict]:
-    """One row per opponent with the champion's figures."""
+def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1,
+              lockstep: bool = False) -> list[dict]:
+    """One row per opponent with the champion's figures (``lockstep``: played by
+    ``evolve.lockstep``, the same figures)."""
     rows = []
     for opp in opponents:
         if game.partnership:
             seats = [champion_spec, opp, champion_spec, opp]
         else:
             seats = [champion_spec, opp, opp, opp]
-        r = play(game, seats, deals, seed, workers=workers)
+        r = play(game, seats, deals, seed, workers=workers, lockstep=lockstep)
         played = ~r.passed_out
         row = {"opponent": opp, "deals": int(played.sum())}
         if game.partnership:

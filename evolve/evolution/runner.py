@@ -438,7 +438,7 @@ class Evolution:
         opponent = self.validation_opponent
         seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
         r = play(self.game, seats, deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
-                 workers=self.workers)
+                 workers=self.workers, lockstep=self.config.evolution["evaluation"] == "lockstep")
         return seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64)
 
     def champion(self, state: RunState) -> Champion:
