@@ -8,5 +8,7 @@ _numba_cache.configure()
 
 from evolve.api import PlayResult, play  # noqa: E402
 from evolve.games.registry import GAMES, make_game  # noqa: E402
+from evolve.observation import Observation  # noqa: E402
+from evolve.decide import Agent, agent  # noqa: E402
 
-__all__ = ["GAMES", "PlayResult", "make_game", "play", "__version__"]
+__all__ = ["GAMES", "Agent", "Observation", "PlayResult", "agent", "make_game", "play", "__version__"]

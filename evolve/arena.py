@@ -28,6 +28,7 @@ import sys
 
 import numpy as np
 
+from evolve.agents.registry import PERFECT_NOTE, sees_hidden_hands
 from evolve.api import PlayResult, options_text, play, played_options
 from evolve.cli import Parser, parse_options, run
 from evolve.errors import UsageError
@@ -44,6 +45,8 @@ def summarize(result: PlayResult) -> dict:
     for s in range(4):
         ci = mean_ci(tricks[:, s])
         entry = {"seat": s, "agent": result.seats[s].name, "atpr": ci.as_dict()}
+        if sees_hidden_hands(result.seats[s]):
+            entry["perfect_information"] = True
         if g.name == "spades" and not g.partnership:
             test = one_sample_t(tricks[:, s], SPADES_FAIR_ATPR)
             difference = shifted(ci.as_dict(), SPADES_FAIR_ATPR)
@@ -123,6 +126,8 @@ def render(summary: dict) -> str:
         lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
         for w in gm["won"]:
             lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, {100 * w['high']:.2f}] (Wilson 95%)")
+    if any(e.get("perfect_information") for e in summary["per_seat"]):
+        lines += ["", PERFECT_NOTE]
     if any("t_test_vs_3.25" in e for e in summary["per_seat"]):
         lines += ["", "vs 3.25: the seat's ATpR minus a fair share of 13 tricks, 95% CI and t test; better / no different / "
                       "worse at alpha 0.05. The study's normal p is shown for comparison only."]

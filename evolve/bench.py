@@ -1,5 +1,7 @@
 """Benchmarks: ``python -m evolve.bench engine [--json] [--deals N] [--games spades,jass]``.
 
+``decisions`` times one decision through ``evolve.agent`` (``evolve.bench_decide``).
+
 ``engine`` measures random-play rounds (deals) per second for each game:
 
 - **1 core**: the Numba batch kernel ``play_batch`` timed alone (records preallocated, so
@@ -651,9 +653,31 @@ def _add_networks(sub) -> None:
     p.set_defaults(run=run_networks, show=format_networks, options=_options_of(p))
 
 
+def run_decisions(args) -> dict:
+    from evolve.bench_decide import bench_decisions
+
+    return bench_decisions(n=args.decisions, seed=args.seed)
+
+
+def format_decisions(res: dict) -> str:
+    from evolve.bench_decide import format_decisions as fmt
+
+    return fmt(res)
+
+
+def _add_decisions(sub) -> None:
+    p = sub.add_parser("decisions", help="latency of one decision through evolve.agent (network, rule-based, "
+                                         "ISMCTS-100)")
+    p.add_argument("--decisions", type=_positive_int, default=300, help="positions timed per agent")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(run=run_decisions, show=format_decisions, options=_options_of(p))
+
+
 # subcommand name -> function adding its parser
 SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "networks": _add_networks,
-                                                 "evolution": _add_evolution, "agents": _add_agents}
+                                                 "evolution": _add_evolution, "agents": _add_agents,
+                                                 "decisions": _add_decisions}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,7 +38,7 @@ from evolve.games.tricks import open_play, play_card_step
 # card choice of every agent family the batch seats
 game_setup = policy_hook("game_setup", "(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i) -> (mode, leader, out)")
 game_finish = policy_hook("game_finish", "(rules, pub, rec, i)")
-choose_card = policy_hook("choose_card", "(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work) -> card")
+choose_card = policy_hook("choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card")
 shuffle = policy_hook("shuffle", "(deck, rngs, stream)")
 
 SLOTS = 128     # deals in play at once: more fill the queues better but spill the caches (measured 64-1024)
@@ -46,13 +46,14 @@ SLOTS = 128     # deals in play at once: more fill the queues better but spill t
 
 @template(nogil=True)
 def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, slots,
-                         net_lo, net_of):
+                         net_lo, net_of, period):
     """``play_batch_kernel`` (same arguments, same results) with up to ``slots`` deals in
     play at once and the network decisions of deals waiting for the same network
     computed together (see the module docstring). ``work`` gives the size of a deal's
     scratch memory (each slot gets its own). Network q has its parameters at
     ``params[net_lo[q]:]``; ``net_of[t, s]`` is the network of seat s at table t (-1:
-    another agent), see ``networks_of``."""
+    another agent), see ``networks_of``. ``period`` > 0: deal j draws the random streams
+    of deal ``start + j % period`` (common random numbers: every table the same)."""
     n_cards = rules[P_N_CARDS]
     n_tables = tables.shape[0]
     n_slots = max(1, min(slots, n))
@@ -89,7 +90,7 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
                     j = next_deal
                     next_deal += 1
                     # as play_batch_kernel: the deal's streams, deck and dealer
-                    dk = deal_key(key, start + j)
+                    dk = deal_key(key, start + (j % period if period > 0 else j))
                     r = rngs[sl]
                     r[DEAL_STREAM] = stream_state(dk, 0)
                     for s in range(4):
@@ -123,7 +124,7 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
                     queue[q, queued[q]] = sl
                     queued[q] += 1
                     break
-                card = choose_card(kinds, params, s, rules, mode[sl], hand, lg, pub, rngs[sl], sw[sl])
+                card = choose_card(kinds, params, s, rules, mode[sl], hands[sl], lg, pub, rngs[sl], sw[sl])
                 seat[sl] = play_card_step(rules, mode[sl], hands[sl], pub, s, card, lg)
         # every slot waits (or is done): serve the fullest queue
         best = -1
@@ -142,23 +143,27 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
             sl = waiting[w]
             s = seat[sl]
             kinds = tables[min(deal[sl] // per_table, n_tables - 1)]
-            card = network_choose(kinds[PLAY_KIND + s], params, lo, s, hands[sl, s], legal[sl], pubs[sl], sw[sl])
+            card = network_choose(kinds[PLAY_KIND + s], params, lo, s, rules, mode[sl], hands[sl, s], legal[sl], pubs[sl],
+                                  sw[sl])
             seat[sl] = play_card_step(rules, mode[sl], hands[sl], pubs[sl], s, card, legal[sl])
             ready[n_ready] = sl
             n_ready += 1
 
 
 def play_lockstep(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, families=None,
-                  slots: int = SLOTS):
+                  slots: int = SLOTS, period: int = 0):
     """``evolve.engine.play_batch`` (same arguments, bit for bit the same results) by the
-    lockstep kernel, with up to ``slots`` deals in play at once."""
+    lockstep kernel, with up to ``slots`` deals in play at once. ``period`` > 0: deal j
+    draws the random streams of deal ``start + j % period``, as ``n / period`` calls of
+    ``play_batch`` with ``period`` deals each would (common random numbers)."""
     if families is None:
         families = families_of(np.asarray(tables)[..., PLAY_KIND:PLAY_KIND + 4])
     if int(slots) < 1:
         raise ValueError(f"slots={slots} is invalid; expected a positive number of deals")
     kernel = batch_kernel(int(rules[P_GAME]), families, play_lockstep_kernel)
     net_lo, net_of = networks_of(tables)
-    kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, int(slots), net_lo, net_of)
+    kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, int(slots), net_lo, net_of,
+           int(period))
 
 
 def networks_of(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

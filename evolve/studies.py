@@ -13,6 +13,9 @@ options). Keys of ``[study]``:
 - ``blocks`` (int, optional): also report the percentage of points per block of deals
 - ``opponent`` (str, spades layout): the three opposing seats
 - ``champions`` (list of paths, optional): extra ``champion:PATH`` agents
+- ``solo`` (str, sueca layout, optional): also play each agent alone in seat 0 with this
+  agent in the other three seats, against this agent alone in seat 0 on the same deals
+  (the Sueca study's one-player figures)
 
 Unknown keys or wrong types are rejected with a one-line error (exit 2).
 """
@@ -26,13 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.agents.registry import AGENTS, split_seats
-from evolve.api import options_text, played_options
+from evolve.agents.registry import AGENTS, PERFECT_NOTE, parse_seat, sees_hidden_hands, split_seats
+from evolve.api import options_text, play, played_options
 from evolve.cli import Parser, run
 from evolve.errors import UsageError
 from evolve.games.registry import make_game
-from evolve.stats import SPADES_FAIR_ATPR, format_ci, format_comparison, format_p, shifted, signed_ci, verdict
-from evolve.stats.matrix import _jsonable, head_to_head, heatmap, markdown_tables, strategy_matrix
+from evolve.stats import (SPADES_FAIR_ATPR, format_ci, format_comparison, format_p, mean_ci, paired_difference, shifted,
+                          signed_ci, verdict)
+from evolve.stats.matrix import (PLAY_CHUNK, _jsonable, head_to_head, heatmap, make_decks, markdown_tables,
+                                 strategy_matrix)
 
 LAYOUTS = ("euchre", "sueca", "jass", "spades")
 RULES = ("correct", "study")
@@ -52,6 +57,7 @@ STUDY_KEYS: dict[str, tuple[tuple[type, ...], str, bool]] = {
     "blocks": ((int,), "a positive integer", False),
     "opponent": ((str,), "an agent string", False),
     "champions": ((list,), "a list of champion.npz paths", False),
+    "solo": ((str,), "an agent string (the three other seats of the one-seat rows)", False),
 }
 TOP_KEYS = ("study", "options")
 
@@ -104,6 +110,8 @@ def load_study(path: str | Path) -> dict:
         items = study.get(key, [])
         if (key == "agents" and not items) or not all(isinstance(a, str) and a.strip() for a in items):
             raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], items)
+    if "solo" in study and study["layout"] != "sueca":
+        raise UsageError(f"{path}: key 'study.solo': only the sueca layout has one-seat rows")
     if study["layout"] == "spades" and "opponent" not in study:
         raise UsageError(f"{path}: missing key 'study.opponent'; the spades layout needs the opposing agent")
     try:
@@ -156,12 +164,17 @@ def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int |
         result = strategy_matrix(g, seats, n, seed, labels=labels, unit=unit, blocks=study.get("blocks", 0),
                                  workers=workers, progress=progress)
         table = _table_euchre(result) if layout == "euchre" else _table_sueca(result)
+        if layout == "sueca" and study.get("solo"):
+            result["solo"] = _solo(g, seats, labels, study["solo"], n, seed, workers, progress)
+            table += "\n\n" + _table_solo(result["solo"])
     elif layout == "jass":
         result = _pairs(g, seats, labels, unit, n, seed, study.get("blocks", 0), workers, progress)
         table = _table_jass(result)
     else:
         result = _versus(g, seats, labels, study["opponent"], unit, n, seed, workers, progress)
         table = _table_spades(result)
+    if any(sees_hidden_hands(parse_seat(s, g)) for s in seats):
+        table += "\n\n" + PERFECT_NOTE
     head = f"# {study['name']}\n\n{g.name} ({options_text(played_options(g))}), " \
            f"{n} {unit} per pairing{' (--quick)' if quick else ''}, seed {seed}"
     if study.get("rule"):
@@ -207,6 +220,49 @@ def _versus(g, seats, labels, opponent, unit, n, seed, workers, progress) -> dic
     if bar:
         bar.close()
     return {"game": g.name, "opponent": opponent, "cells": cells}
+
+
+def _solo(g, seats, labels, solo, n, seed, workers, progress) -> dict:
+    """Each agent alone in seat 0 (``solo`` in seats 1-3) and, on the same decks and
+    dealers, ``solo`` in all four seats: seat 0's side points per deal and the paired
+    difference (the agent's gain over ``solo`` in its seat)."""
+    parse_seat(solo, g)
+    bar = _bar(len(seats), f"{g.name} one seat vs {solo}", progress)
+    base = None
+    rows = []
+    for seat, label in zip(seats, labels):
+        mine, theirs = [], []
+        for start in range(0, n, PLAY_CHUNK):
+            k = min(PLAY_CHUNK, n - start)
+            decks = make_decks(g, k, seed, start)
+            dealers = (start + np.arange(k)) % 4
+            kw = dict(seed=seed, decks=decks, dealer=dealers, start=start, workers=workers)
+            mine.append(play(g, [seat, solo, solo, solo], **kw).points[:, 0].astype(np.float64))
+            if base is None:
+                theirs.append(play(g, [solo] * 4, **kw).points[:, 0].astype(np.float64))
+        mine = np.concatenate(mine)
+        if base is None:
+            base = np.concatenate(theirs)
+        ci, test = paired_difference(mine, base)
+        rows.append({"agent": label, "points": mean_ci(mine).as_dict(), "solo_points": mean_ci(base).as_dict(),
+                     "diff_points": {**ci.as_dict(), "t": test.statistic, "p": test.p_value}})
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    return {"solo": solo, "deals": n, "rows": rows}
+
+
+def _table_solo(result) -> str:
+    solo = result["solo"]
+    lines = [f"One seat: the agent in seat 0, {solo} in seats 1-3 ({result['deals']} deals)", "",
+             f"| seat 0 | its side's points/deal (sd) | 95% CI | paired vs {solo} in seat 0 (95% CI) |",
+             "|---|---|---|---|"]
+    for r in result["rows"]:
+        a = r["points"]
+        lines.append(f"| {r['agent']} | {a['mean']:.2f} ({a['sd']:.2f}) | [{a['low']:.2f}, {a['high']:.2f}] | "
+                     f"{format_comparison(r['diff_points'], r['diff_points']['p'], 2)} |")
+    return "\n".join(lines)
 
 
 def _upper(matrix):

@@ -110,3 +110,15 @@ def test_bad_subcommand_cli():
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "'bogus'" in lines[0] and "engine" in lines[0] and "Traceback" not in p.stderr
+
+
+def test_decisions_latency_in_process(capsys):
+    from evolve.bench_decide import bench_decisions, format_decisions
+
+    res = bench_decisions(n=6, agents=(("rule-based", "jass_rule_based", "jass", {}), ("random", "random", "sueca", {})))
+    for row in res.values():
+        assert row["decisions"] == 6 and 0 < row["act_us"]["median"] <= row["act_us"]["p90"]
+        assert row["from_json_us"]["median"] > 0
+    assert "rule-based" in format_decisions(res) and "from JSON" in format_decisions(res)
+    assert bench.main(["decisions", "--decisions", "0"]) == 2
+    assert "--decisions" in capsys.readouterr().err

@@ -26,9 +26,10 @@ TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 
 
 def _nets(game, rng, *encodings):
+    """Random networks; an encoding ending in "+direct" has direct connections."""
     out = []
     for k, enc in enumerate(encodings):
-        arch = Architecture.for_game(game, enc)
+        arch = Architecture.for_game(game, enc.split("+")[0], direct=enc.endswith("+direct"))
         out.append(Champion(arch, arch.random_genome(rng)).spec(f"net{k}"))
     return out
 
@@ -44,11 +45,11 @@ def _same(a, b):
 
 
 def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit():
-    # three networks (two card-based, one hand-based) and a random seat; standard
-    # bidding exercises the bidders before the play
+    # three networks (card-based, hand-based, card-based with direct connections) and a
+    # random seat; standard bidding exercises the bidders before the play
     g = make_game("spades", partnership=True, bidding="standard")
     rng = np.random.default_rng(1)
-    seats = [*_nets(g, rng, "card", "hand", "card"), "random"]
+    seats = [*_nets(g, rng, "card", "hand", "card+direct"), "random"]
     a = evolve.play(g, seats, 1500, seed=4, record=True)
     b = evolve.play(g, seats, 1500, seed=4, record=True, lockstep=True)
     assert _same(a, b) and (b.score != 0).any()
@@ -126,3 +127,14 @@ def test_evaluation_key_is_checked_and_leaves_the_config_hash_alone(tmp_path):
     bad.write_text(TINY.read_text().replace("[evolution]", '[evolution]\nevaluation = "fast"'))
     with pytest.raises(ConfigError, match=r"evolution.evaluation: got 'fast'; expected sequential \(one deal"):
         load_config(bad)
+
+
+def test_common_random_numbers_tournament_is_the_same_in_lockstep():
+    cfg = load_config(TINY).with_overrides(evolution={"common_random_numbers": True, "opponents": ["random"],
+                                                      "opponent_share": 1.0})
+    evo = Evolution(cfg, progress=False)
+    specs = evo.member_specs(evo.initial_state().population)
+    a = evo.tournament.evaluate(specs, 3, 1)
+    evo.tournament.lockstep = True
+    b = evo.tournament.evaluate(specs, 3, 1)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and np.isfinite(a[0]).all()

@@ -114,7 +114,8 @@ def _capped(args: list[str], flag: str, cap: int) -> list[str]:
 
 
 def _named_files(args: list[str]) -> list[str]:
-    files = [a for a in args if a.endswith((".toml", ".npz"))]
+    # champion seats are found below (also inside NAME=SEAT arguments)
+    files = [a for a in args if a.endswith((".toml", ".npz")) and "champion:" not in a]
     for a in args:
         files += re.findall(r"champion:([^,@\s]+)", a)
     return files

@@ -330,17 +330,37 @@ def test_euchre_turned_card_is_in_the_dealers_hand_or_discarded():
 # ------------------------------------------------------------------ honesty: swap test
 
 SEARCH_SEATS = ["mc:shuffles=8,playouts=1", "ismcts:iterations=60", "dmcts:determinizations=3,iterations=30"]
-
-
-@pytest.mark.parametrize("game_name,options,swap", [
+PERFECT_SEATS = ["perfect_mc:shuffles=8,playouts=1", "perfect_dmcts:determinizations=1,iterations=60"]
+SWAPS = [
     ("spades", {}, (1, 2, 3)),
     ("euchre", {"setup": "fixed_spades"}, (1, 2, 3)),
     ("sueca", {}, (1, 2)),        # the dealer (3) keeps the shown trump card
     ("jass", {}, (1, 2, 3)),
-])
+]
+
+
+@pytest.mark.parametrize("game_name,options,swap", SWAPS)
 def test_swapping_hidden_hands_never_changes_the_decision(game_name, options, swap):
     """Seat 0 leads trick 1 (dealer 3). Every permutation of the other seats' hands gives
     the same observation, the same random streams and so the same first card."""
+    for agent in SEARCH_SEATS:
+        for group in _first_cards_under_swaps(game_name, options, swap, agent):
+            assert len(set(group)) == 1, (agent, group)
+
+
+@pytest.mark.parametrize("game_name,options,swap", SWAPS)
+def test_swap_test_detects_the_perfect_information_agents(game_name, options, swap):
+    """The same test catches an agent that reads the hidden hands: the upper bounds
+    ``perfect_mc`` / ``perfect_dmcts`` change their first card when only the other seats'
+    hands are permuted."""
+    for agent in PERFECT_SEATS:
+        groups = _first_cards_under_swaps(game_name, options, swap, agent)
+        assert any(len(set(group)) > 1 for group in groups), (agent, groups)
+
+
+def _first_cards_under_swaps(game_name, options, swap, agent):
+    """Per random deal, seat 0's (trump, first card) for every permutation of the hands
+    of the seats ``swap`` (same streams: deal index 0 each time)."""
     g = make_game(game_name, **options)
     info = g.info
     rng = np.random.default_rng(3)
@@ -355,16 +375,14 @@ def test_swapping_hidden_hands_never_changes_the_decision(game_name, options, sw
                 new[a] = hands[b]
             decks.append(np.concatenate(new + [deck[4 * hs:]]))
     n_perm = len(list(itertools.permutations(swap)))
-    for agent in SEARCH_SEATS:
-        seats = [agent, "random:bidder=random", "random:bidder=random", "random:bidder=random"]
-        # every deal uses the streams of deal index 0 (start=0, one deal per call)
-        first = []
-        for d in decks:
-            r = evolve.play(g, seats, decks=d[None, :], dealer=3, seed=9, record=True)
-            assert int(r.first_leader[0]) == 0
-            first.append((int(r.trump[0]), int(r.plays[0, 0])))
-        for k in range(0, len(first), n_perm):
-            assert len(set(first[k:k + n_perm])) == 1, (agent, first[k:k + n_perm])
+    seats = [agent, "random:bidder=random", "random:bidder=random", "random:bidder=random"]
+    # every deal uses the streams of deal index 0 (start=0, one deal per call)
+    first = []
+    for d in decks:
+        r = evolve.play(g, seats, decks=d[None, :], dealer=3, seed=9, record=True)
+        assert int(r.first_leader[0]) == 0
+        first.append((int(r.trump[0]), int(r.plays[0, 0])))
+    return [first[k:k + n_perm] for k in range(0, len(first), n_perm)]
 
 
 def test_mid_deal_decision_ignores_hidden_cards():

@@ -61,6 +61,7 @@ from evolve.games.rules import (
     GAME_SPADES,
     GAME_SUECA,
     P_BREAK_SPADES,
+    BREAK_NEVER,
     P_BUUR_RANK,
     P_DISCARD_UPCARD,
     P_GAME,
@@ -257,12 +258,14 @@ def _rows(iw, base, k, r0, r1, r2, r3, r4, z):
 
 @kernel
 def _extra_voids(rules, mode, pub, seat_voids_at, iw):
-    """Spades ``break_spades``: a trump lead before spades were broken shows a hand of
-    nothing but trumps. Adds those suits as void bits into iw[seat_voids_at + s]."""
+    """Spades ``break_spades``: a trump lead before spades were broken (with
+    ``never_broken``: any trump lead) shows a hand of nothing but trumps. Adds those suits
+    as void bits into iw[seat_voids_at + s]."""
     tr = trump_of(rules, mode)
     if tr < 0:
         return
     broken = False
+    never = rules[P_BREAK_SPADES] == BREAK_NEVER
     n_active = pub[N_ACTIVE]
     t_now = pub[TRICK]
     for t in range(t_now + 1):
@@ -271,7 +274,7 @@ def _extra_voids(rules, mode, pub, seat_voids_at, iw):
             break
         h = HISTORY + t * HISTORY_STRIDE
         lead = pub[h + 1]
-        if not broken and suit_of(rules, mode, lead) == tr:
+        if (never or not broken) and suit_of(rules, mode, lead) == tr:
             for s in range(4):
                 if s != tr:
                     iw[seat_voids_at + pub[h]] |= np.int64(1) << s

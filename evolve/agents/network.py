@@ -66,7 +66,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve.games.bits import GOLDEN, ONE, ZERO, bit, count, has, lowest, mix64
-from evolve.games.rules import GAME_EUCHRE, P_GAME, P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS
+from evolve.agents.rulebased import beats, may_beat, may_hold, next_active, partner_of, partner_winning
+from evolve.games.rules import (GAME_EUCHRE, P_GAME, P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS, card_key, points_of,
+                                strength_of, suit_of)
 from evolve.games.state import (
     HISTORY,
     HISTORY_STRIDE,
@@ -85,6 +87,12 @@ ENC_HAND = 1
 HEADER = 8
 H_W1_SCALE = 5  # header slots
 H_W1_ID = 6
+H_DIRECT = 7    # number of direct per-card features (0: none)
+# Direct connections (``Architecture.direct``): per-card features of what the seat sees,
+# each times a weight D[k] in [-1, 1] times DIRECT_SCALE, added to the card's output (see
+# ``_direct_features``). The hidden layers' output of a card lies within about ±n_h2.
+DIRECT_FEATURES = 6
+DIRECT_SCALE = 8.0
 SUIT_INPUTS = 4
 LANES = 16      # float32 per vector register (AVX-512); hidden layers are padded to it
 KMAX = 16       # most vector accumulators of one pass over a weight matrix
@@ -742,9 +750,58 @@ def _output(params, h2, w3, b3, p2, out):
     return w32[b3 + out] + dot_block(h2, w32, w3 + out * p2, p2 // LANES)
 
 
+@njit(cache=True, inline="always")
+def _direct_features(rules, mode, seat, hand, pub, card, top, partner_wins):
+    """The DIRECT_FEATURES direct features of ``card`` (a tuple), from what ``seat``
+    sees (its hand and the public state): 0 the card would win the trick as it stands (or
+    leads it); 1 it wins the trick for certain (no opponent still to play may beat it, by
+    the voids shown); 2 its strength in [0, 1] (``top``: the mode's highest strength); 3 its
+    strength while the partner is winning the trick, else 0; 4 its card points / 20; 5 its
+    strength if it would win as it stands, else 0."""
+    nplayed = pub[NPLAYED]
+    wins = nplayed == 0 or beats(rules, mode, pub, card, False)
+    led = suit_of(rules, mode, card) if nplayed == 0 else suit_of(rules, mode, pub[TRICK_CARDS])
+    sure = wins
+    if wins:
+        key = card_key(rules, mode, card, led)
+        partner = partner_of(rules, seat, pub)
+        s = seat
+        for _ in range(pub[N_ACTIVE] - nplayed - 1):
+            s = next_active(pub, s)
+            if s != partner and may_beat(rules, mode, may_hold(rules, mode, seat, hand, pub, s), led, key):
+                sure = False
+                break
+    strength = strength_of(rules, mode, card) / top
+    return (1.0 if wins else 0.0, 1.0 if sure else 0.0, strength, strength if partner_wins else 0.0,
+            points_of(rules, mode, card) / 20.0, strength if wins else 0.0)
+
+
+@njit(cache=True, inline="always")
+def _direct_term(params, d_ofs, rules, mode, seat, hand, pub, card, top, partner_wins):
+    """DIRECT_SCALE x the dot product of the card's direct features and the weights D."""
+    f = _direct_features(rules, mode, seat, hand, pub, card, top, partner_wins)
+    w32 = params.view(np.float32)
+    total = (w32[d_ofs] * f[0] + w32[d_ofs + 1] * f[1] + w32[d_ofs + 2] * f[2] + w32[d_ofs + 3] * f[3]
+             + w32[d_ofs + 4] * f[4] + w32[d_ofs + 5] * f[5])
+    return _F(DIRECT_SCALE * total)
+
+
+@njit(cache=True, inline="always")
+def _top_strength(rules, mode):
+    top = 1
+    for c in range(rules[P_N_CARDS]):
+        top = max(top, strength_of(rules, mode, c))
+    return float(top)
+
+
 @njit(cache=True, inline="always", fastmath=True, error_model="numpy")
-def _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2):
-    """The legal card with the highest output, given the second hidden layer ``h2``."""
+def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2):
+    """The legal card with the highest output, given the second hidden layer ``h2`` (plus
+    the direct term of each card, with direct connections)."""
+    direct = params[lo + H_DIRECT] > 0
+    d_ofs = b3 + np.int64(params[lo + 4])
+    top = _top_strength(rules, mode) if direct else 1.0
+    partner_wins = direct and partner_winning(rules, mode, seat, pub)
     best = -1
     best_v = _F(-3.0e38)
     if kind == NET_CARD:
@@ -753,6 +810,8 @@ def _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2):
             c = lowest(m)
             m &= m - ONE
             v = _output(params, h2, w3, b3, p2, c)
+            if direct:
+                v += _direct_term(params, d_ofs, rules, mode, seat, hand, pub, c, top, partner_wins)
             if v > best_v:
                 best_v = v
                 best = c
@@ -764,6 +823,8 @@ def _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2):
             m &= m - ONE
             if has(legal, c):
                 v = _output(params, h2, w3, b3, p2, pos)
+                if direct:
+                    v += _direct_term(params, d_ofs, rules, mode, seat, hand, pub, c, top, partner_wins)
                 if v > best_v:
                     best_v = v
                     best = c
@@ -782,11 +843,11 @@ def network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work):
 
 
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
-def network_choose(kind, params, lo, seat, hand, legal, pub, work):
+def network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work):
     """Last step of a decision, once the second layer's sums are in ``h2``: tanh, then
     the legal card with the highest output."""
     h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
-    return _pick(kind, params, seat, hand, legal, pub, h2, w3, b3, p2)
+    return _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
 
 
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
@@ -801,7 +862,7 @@ def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs
     w32 = params.view(np.float32)
     f32 = f64.view(np.float32)
     _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
-    return network_choose(kind, params, lo, seat, hand, legal, pub, work)
+    return network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work)
 
 
 # ------------------------------------------------------------- lockstep (many deals)
@@ -908,15 +969,18 @@ class Architecture:
     n_h2: int
     n_out: int
     bias: bool = True
+    direct: bool = False    # direct per-card feature connections to the outputs (``_direct_features``)
 
     @classmethod
-    def for_game(cls, game, encoding: str = "card", hidden: tuple[int, int] | None = None, bias: bool = True):
-        """The SPEC §3 architecture (hidden sizes default to round(2/3 in + out))."""
+    def for_game(cls, game, encoding: str = "card", hidden: tuple[int, int] | None = None, bias: bool = True,
+                 direct: bool = False):
+        """The SPEC §3 architecture (hidden sizes default to round(2/3 in + out)), with or
+        without direct feature connections."""
         info = getattr(game, "info", game)
         n_in, n_out = encoding_sizes(info, encoding)
         h = default_hidden(n_in, n_out)
         h1, h2 = hidden if hidden else (h, h)
-        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias))
+        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias), bool(direct))
 
     @property
     def kind(self) -> int:
@@ -929,7 +993,7 @@ class Architecture:
             ("W1", (self.n_in, self.n_h1)), ("b1", (self.n_h1,)),
             ("W2", (self.n_h1, self.n_h2)), ("b2", (self.n_h2,)),
             ("W3T", (self.n_out, self.n_h2)), ("b3", (self.n_out,)),
-        ]
+        ] + ([("D", (DIRECT_FEATURES,))] if self.direct else [])
 
     @property
     def genome_size(self) -> int:
@@ -1005,17 +1069,22 @@ class Architecture:
         f32[:, pos:pos + self.n_out * p2].reshape(n, self.n_out, p2)[:, :, :self.n_h2] = p["W3T"]
         pos += self.n_out * p2
         f32[:, pos:pos + self.n_out] = p["b3"]
+        if self.direct:
+            out[:, H_DIRECT] = DIRECT_FEATURES
+            f32[:, pos + self.n_out:pos + self.n_out + DIRECT_FEATURES] = p["D"]
 
     @property
     def packed_size(self) -> int:
         """Length of ``pack``'s float64 vector."""
         p1, p2 = padded(self.n_h1), padded(self.n_h2)
         n = self.n_in * p1 + p1 + self.n_h1 * p2 + p2 + self.n_out * p2 + self.n_out
+        n += DIRECT_FEATURES if self.direct else 0
         return HEADER + (n + 1) // 2
 
     def to_json(self) -> dict:
-        return {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,
-                "n_h2": self.n_h2, "n_out": self.n_out, "bias": self.bias}
+        out = {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,
+               "n_h2": self.n_h2, "n_out": self.n_out, "bias": self.bias}
+        return {**out, "direct": True} if self.direct else out
 
 
 @njit(cache=True, _nrt=False, error_model="numpy")

@@ -3,8 +3,10 @@
 An agent at the table is plain data: an integer kind for card play, an integer kind for
 bids and trump calls, and a float parameter vector for each (packed for the four seats
 into ``seat_ints`` and ``seat_params``). The engine calls ``choose_card`` inside its Numba
-loop with only the deciding seat's observation ``(seat, own hand, legal cards, pub)``;
-bids and trump calls are in ``evolve.agents.bidding``.
+loop; every family is handed only the deciding seat's observation ``(seat, own hand,
+legal cards, pub)``, except the ``perfect`` family (the perfect-information upper bounds
+``perfect_mc`` and ``perfect_dmcts``), which alone receives all four hands through its
+own hook ``play_perfect``. Bids and trump calls are in ``evolve.agents.bidding``.
 
 Card-play kinds form *families* (``FAMILIES``), each a range of kinds served by one
 function of its own module. ``choose_card`` is a template (``evolve.games.template``):
@@ -16,7 +18,7 @@ Adding a card-play agent:
 
 - a new kind of an existing family: handle it in the family's function (``network_card``,
   ``rule_card``, ``search_card``) and register it in ``evolve.agents.registry``;
-- a new family: give it a range of kinds below, a hook ``play_<family>`` called by a new
+- a new family: give it a range of kinds in ``evolve.agents.kinds``, a hook ``play_<family>`` called by a new
   branch of ``choose_card`` with its function's signature, and a ``Family`` entry in
   ``FAMILIES``. Nothing changes in ``evolve.games`` or ``evolve.engine``.
 """
@@ -45,17 +47,15 @@ from evolve.agents.bidding import (  # noqa: F401  (re-exported: bidder kinds an
     choose_jass_mode,
     choose_spades_bid,
 )
+from evolve.agents.kinds import NETWORK_KINDS, PERFECT_KINDS, PLAY_RANDOM, RULE_KINDS, SEARCH_KINDS  # noqa: F401
 from evolve.agents.network import network_card
 from evolve.agents.rulebased import rule_card
-from evolve.agents.search import search_card
+from evolve.agents.search import perfect_card, search_card
 from evolve.games.bits import kernel, random_card
 from evolve.games.template import Bound, policy_hook, template
 
-# Card-play kinds. Families live in their own modules and are dispatched by range.
-PLAY_RANDOM = 0
-NETWORK_KINDS = (1, 10)     # evolve.agents.network: evolved tanh networks
-RULE_KINDS = (10, 30)       # evolve.agents.rulebased: High/Low/.../rule-based Jass
-SEARCH_KINDS = (30, 40)     # evolve.agents.search: MC, DMCTS, ISMCTS
+# Card-play kinds: ranges in ``evolve.agents.kinds`` (re-exported here). Families live in
+# their own modules and are dispatched by range.
 
 
 # Layout of ``seat_ints`` (the four agents' kinds and parameter ranges): seat s plays with
@@ -84,11 +84,14 @@ FAMILIES = (
     Family("network", NETWORK_KINDS, "play_network", network_card, 20.0),
     Family("rules", RULE_KINDS, "play_rules", rule_card, 8.0),
     Family("search", SEARCH_KINDS, "play_search", search_card, 3.0),
+    Family("perfect", PERFECT_KINDS, "play_perfect", perfect_card, 3.0),
 )
 
 play_network = policy_hook("play_network", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)")
 play_rules = policy_hook("play_rules", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs)")
 play_search = policy_hook("play_search", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)")
+# the one hook that receives every seat's hand (``hands``): perfect-information upper bounds only
+play_perfect = policy_hook("play_perfect", "(kind, params, lo, hi, seat, rules, mode, hands, legal, pub, rngs, work)")
 
 
 @kernel
@@ -101,10 +104,15 @@ def absent_family(kind, *args):
 
 
 @template(inline="always")
-def choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work):
+def choose_card(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work):
     """The card the seat's agent plays from ``legal`` (a non-empty mask). ``work`` is
-    scratch memory for agents that need it (engine kernels may not allocate)."""
+    scratch memory for agents that need it (engine kernels may not allocate).
+
+    ``hands`` holds all four hands, but only the perfect-information family (kinds
+    ``PERFECT_KINDS``, the upper bounds ``perfect_mc`` / ``perfect_dmcts``) receives it;
+    every other family is handed ``hands[seat]`` alone and so cannot read a hidden card."""
     kind = kinds[PLAY_KIND + seat]
+    hand = hands[seat]
     if kind == PLAY_RANDOM:
         return random_card(rngs, seat, legal)
     lo = kinds[PLAY_LO + seat]
@@ -117,6 +125,8 @@ def choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work):
         return play_rules(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs)
     if kind < SEARCH_KINDS[1]:
         return play_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+    if kind < PERFECT_KINDS[1]:
+        return play_perfect(kind, params, lo, hi, seat, rules, mode, hands, legal, pub, rngs, work)
     raise ValueError("unknown card-play agent kind")
 
 

@@ -25,6 +25,7 @@ from evolve.agents.policy import (
     SEAT_INTS,
 )
 from evolve.agents import euchre_bidding, search_bidding
+from evolve.agents.kinds import PERFECT_KINDS
 from evolve.agents.table_bidders import BID_JASS_TABLE, JASS_GRAF
 from evolve.errors import UsageError
 from evolve.games.common import Option, resolve_options
@@ -130,10 +131,13 @@ def parse_seat(text: str, game) -> AgentSpec:
     if game.name not in agent.games:
         raise UsageError(f"agent {name!r} does not play {game.name}; it plays: {', '.join(agent.games)}")
     given = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    for item in filter(None, (p.strip() for p in split_top(rest, text))):
         key, eq, value = item.partition("=")
         if not eq:
             raise UsageError(f"agent option {item!r} in seat {text!r} is not key=value")
+        value = value.strip()
+        if value.startswith("(") and value.endswith(")"):
+            value = value[1:-1]     # a nested seat string, e.g. rollout=(markov:tau=0.3)
         given[key] = value
     bidder = given.get("bidder", "")
     if game.name not in BIDDER_GAMES.get(bidder, (game.name,)):
@@ -141,6 +145,17 @@ def parse_seat(text: str, game) -> AgentSpec:
                          f"not {game.name}")
     spec = agent.make(resolve_options(agent.options, given, f"agent {name!r}"), game)
     return replace(spec, name=str(text).strip())
+
+
+#: the note printed under any table that seats a perfect-information agent
+PERFECT_NOTE = ("perfect_*: perfect-information upper bounds; they see every seat's hidden hand on purpose "
+                "(not honest players)")
+
+
+def sees_hidden_hands(spec: AgentSpec) -> bool:
+    """Whether the engine hands this seat's agent every hand (the perfect-information
+    family, ``evolve.agents.kinds.PERFECT_KINDS``; never an honest agent)."""
+    return PERFECT_KINDS[0] <= spec.play_kind < PERFECT_KINDS[1]
 
 
 def parse_seats(seats, game) -> list[AgentSpec]:
@@ -156,10 +171,32 @@ def parse_seats(seats, game) -> list[AgentSpec]:
     return [parse_seat(s, game) for s in seats]
 
 
+def split_top(text: str, where: str = "") -> list[str]:
+    """Split ``text`` at the commas outside parentheses (a nested seat string such as
+    ``rollout=(markov:tau=0.3,bidder=simple)`` stays whole)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                break
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise UsageError(f"unbalanced parentheses in {where or text!r}; a nested seat string goes in one pair of "
+                         "parentheses, e.g. mc:rollout=(markov:tau=0.3)")
+    parts.append(text[start:])
+    return parts
+
+
 def split_seats(text: str) -> list[str]:
-    """Split ``a,b:x=1,y=2,c`` into seats: a comma followed by ``key=`` continues options."""
+    """Split ``a,b:x=1,y=2,c`` into seats: a comma followed by ``key=`` continues options
+    (commas inside parentheses never split)."""
     parts: list[str] = []
-    for piece in text.split(","):
+    for piece in split_top(text):
         piece = piece.strip()
         if parts and "=" in piece.split(":")[0] and ":" in parts[-1]:
             parts[-1] += "," + piece

@@ -41,7 +41,6 @@ pass); the iteration count is then ignored, and trees stop early only when their
 
 from __future__ import annotations
 
-import ctypes
 import math
 import time
 
@@ -52,9 +51,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve import _numba_cache
-from evolve.agents.callback_slot import CallbackSlot
+from evolve.agents.callback_slot import CARD_C_SIG, CARD_CTYPES_SIG, CallbackSlot, card_caller
 from evolve.agents.determinize import DET_SIZE, det_prepare, det_sample
-from evolve.games.bits import ONE, ZERO, bit, count, has, kernel, lowest, random_card
+from evolve.agents.rollout_policy import rollout_card
+from evolve.agents.value_core import value_of
+from evolve.games.bits import N_STREAMS, ONE, ZERO, bit, count, has, kernel, lowest, next_u64, random_card
 from evolve.games.rules import (
     GAME_EUCHRE,
     GAME_SPADES,
@@ -92,6 +93,12 @@ from evolve.games.table import finish_trick, note_play, start_trick
 KIND_MC = 30
 KIND_DMCTS = 31
 KIND_ISMCTS = 32
+KIND_MAXVALUE = 33
+# perfect-information upper bounds (family ``perfect``): the honest kind + PERFECT_OFFSET,
+# searched on the true deal, which only ``perfect_card`` receives from the engine
+PERFECT_OFFSET = 10
+KIND_PERFECT_MC = KIND_MC + PERFECT_OFFSET
+KIND_PERFECT_DMCTS = KIND_DMCTS + PERFECT_OFFSET
 
 MC_NORMAL = 0
 MC_AVERAGE = 1
@@ -117,15 +124,25 @@ N_MOVE, N_PLAYER, N_CHILD, N_SIBLING, N_UNTRIED = 0, 1, 2, 3, 4     # int slots 
 N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
-MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS = 3, 3, 2     # where the time budget sits in params
-TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS}
+MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS = 3, 3, 2, 1     # where the time budget sits in params
+# Optional tail after the time budget (``params[lo + ticks + 1:hi]``; absent: random
+# playouts, no value network): [rollout kind (-1: the built-in uniform playout), m, scratch
+# slots S, the rollout agent's m parameters, value depth k (0: none), v, the value
+# network's v parameters]. The last S slots of ``work`` are the playouts' scratch: the
+# rollout policy's N_STREAMS random streams (seeded from the seat's stream at each
+# decision), the value network's hidden layer, then the rollout agent's own work.
+T_RKIND, T_RN, T_SCRATCH, T_RPARAMS = 0, 1, 2, 3
+TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS,
+              KIND_PERFECT_MC: MC_TICKS, KIND_PERFECT_DMCTS: DMCTS_TICKS, KIND_MAXVALUE: MAXVALUE_TICKS}
 
 
 def work_size(kind: int, params) -> int:
     """float64 slots of ``work`` an agent of ``kind`` with ``params`` needs."""
     if kind not in TICKS_SLOT:
         raise ValueError(f"unknown search kind {kind}")
-    if kind == KIND_MC:
+    if kind >= KIND_PERFECT_MC:
+        kind -= PERFECT_OFFSET
+    if kind == KIND_MC or kind == KIND_MAXVALUE:
         return OFF_TREE
     timed = len(params) > TICKS_SLOT[kind] and params[TICKS_SLOT[kind]] > 0
     nodes = TIMED_NODES if timed else int(params[1] if kind == KIND_DMCTS else params[0])
@@ -313,10 +330,11 @@ def rollout_reference(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
 
 
 @kernel
-def load_state(pub, p, iw, hat, deal_at):
-    """Copy the live part of ``pub`` (the history is only written by playouts) and the
-    sampled deal into the playout state."""
-    for i in range(HISTORY):
+def load_state(pub, p, iw, hat, deal_at, upto=HISTORY):
+    """Copy ``pub[:upto]`` (by default the live part: the fast playouts never read the
+    history; guided playouts and the value network need all of it) and the sampled deal
+    into the playout state."""
+    for i in range(upto):
         p[i] = pub[i]
     for s in range(4):
         iw[hat + s] = iw[deal_at + s]
@@ -348,11 +366,74 @@ def result_scale(rules, mode):
     return np.float64(max(total, 1))
 
 
+# ----------------------------------------------------------------------------- guided playouts
+
+
+@kernel
+def policy_rollout(rules, mode, p, iw, hat, nxt, out, first, params, rkind, rlo, rhi, lr, pw, budget):
+    """Play from seat ``nxt`` (``first`` >= 0: that card first) with every seat following
+    the rollout agent ``rkind`` (parameters ``params[rlo:rhi]``, random streams ``lr``,
+    scratch ``pw``) on its own playout hand and the playout's full public state ``p``;
+    ``rkind`` < 0 plays uniformly random cards through the same updates. Stops after
+    ``budget`` cards (< 0: at the end of the deal); returns the next seat (-1: deal over)."""
+    if first >= 0 and nxt >= 0:
+        nxt = apply_card(rules, mode, p, iw, hat, nxt, first, out)
+        budget -= 1
+    while nxt >= 0 and budget != 0:
+        hand = np.uint64(iw[hat + nxt])
+        lg = legal_cards(rules, mode, hand, p)
+        if count(lg) == 1:
+            card = lowest(lg)
+        elif rkind < 0:
+            card = random_card(lr, nxt, lg)
+        else:
+            card = rollout_card(rkind, params, rlo, rhi, nxt, rules, mode, hand, lg, p, lr, pw)
+            if card < 0 or not has(lg, card):
+                card = lowest(lg)       # never reached: the rollout agents play legal cards
+        nxt = apply_card(rules, mode, p, iw, hat, nxt, card, out)
+        budget -= 1
+    return nxt
+
+
+@njit(cache=True, inline="always")
+def _guided(pc):
+    """The playouts follow a rollout agent or stop at a value-network cutoff."""
+    return pc[0] >= 0 or pc[3] > 0
+
+
+@kernel
+def playout_rewards(rules, mode, p, iw, work, cur, out, rngs, seat, first, scale, depth, params, pc, rw):
+    """Finish a playout from seat ``cur`` (``first`` >= 0: it plays that card first) and
+    write each seat's side's result over ``scale`` to ``work[OFF_REWARD:+4]``.
+    ``pc`` = (rollout kind, its params lo, hi, value depth k, value params lo, hi): with a
+    value network (k > 0) the playout stops once k cards have been played since the
+    decision (``depth`` of them in the tree) and the network scores the position for each
+    seat from that seat's own playout hand."""
+    if not _guided(pc):
+        rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, first)
+    else:
+        lr = rw[0:N_STREAMS].view(np.uint64)
+        budget = -1
+        if pc[3] > 0:
+            budget = max(pc[3] - depth, 0)
+        nh = np.int64(params[pc[4] + 1]) if pc[3] > 0 else 0
+        cur = policy_rollout(rules, mode, p, iw, OFF_HANDS, cur, out, first, params, pc[0], pc[1], pc[2], lr,
+                             rw[N_STREAMS + nh + 10:], budget)
+        if cur >= 0 and pc[3] > 0:
+            h = rw[N_STREAMS:N_STREAMS + nh + 10]
+            for s in range(4):
+                v = value_of(params, pc[4], rules, mode, s, np.uint64(iw[OFF_HANDS + s]), p, scale, h)
+                work[OFF_REWARD + s] = min(max(v, 0.0), 1.0)
+            return
+    for s in range(4):
+        work[OFF_REWARD + s] = seat_result(rules, p, s) / scale
+
+
 # ----------------------------------------------------------------------------- flat MC
 
 
 @kernel
-def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw):
     variant = np.int64(params[lo]) if hi > lo else MC_EXTRA
     n_shuffles = np.int64(params[lo + 1]) if hi > lo + 1 else 50
     n_playouts = np.int64(params[lo + 2]) if hi > lo + 2 else 2
@@ -372,15 +453,21 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
         work[OFF_SUM + c] = 0.0
         work[OFF_BEST + c] = -1.0e300
     for _ in range(n_shuffles):
-        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        if not perfect:      # perfect information: the true deal stays at OFF_DEAL
+            det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
         rest = legal
         while rest != ZERO:
             c = lowest(rest)
             rest &= rest - ONE
             for _k in range(n_playouts):
-                load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
-                rollout(rules, mode, p, iw, OFF_HANDS, seat, out, rngs, seat, c)
-                v = seat_result(rules, p, seat)
+                if _guided(pc):
+                    load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, PUB_SIZE)
+                    playout_rewards(rules, mode, p, iw, work, seat, out, rngs, seat, c, 1.0, 0, params, pc, rw)
+                    v = work[OFF_REWARD + seat]
+                else:
+                    load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+                    rollout(rules, mode, p, iw, OFF_HANDS, seat, out, rngs, seat, c)
+                    v = seat_result(rules, p, seat)
                 work[OFF_SUM + c] += v
                 if v > work[OFF_BEST + c]:
                     work[OFF_BEST + c] = v
@@ -426,12 +513,10 @@ def _new_node(iw, work, n, move, player, parent):
 
 
 @njit(cache=True, inline="always")
-def _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth):
-    """End an MCTS iteration: random playout from seat ``cur``, then every node on the
-    descent path gains a visit and its mover's normalised return."""
-    rollout(rules, mode, p, iw, OFF_HANDS, cur, out, rngs, seat, -1)
-    for s in range(4):
-        work[OFF_REWARD + s] = seat_result(rules, p, s) / scale
+def _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth, params, pc, rw):
+    """End an MCTS iteration: a playout from seat ``cur`` (``playout_rewards``), then every
+    node on the descent path gains a visit and its mover's normalised return."""
+    playout_rewards(rules, mode, p, iw, work, cur, out, rngs, seat, -1, scale, depth, params, pc, rw)
     for d in range(depth + 1):
         a = OFF_TREE + NODE_STRIDE * iw[OFF_PATH + d]
         work[a + N_VISITS] += 1.0
@@ -440,7 +525,7 @@ def _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, d
 
 
 @kernel
-def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, pc, rw):
     n_iter = np.int64(params[lo]) if hi > lo else 100
     c_uct = params[lo + 1] if hi > lo + 1 else math.sqrt(2.0)
     if n_iter < 1:
@@ -453,11 +538,12 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
         return ERR_WORK
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
+    full = PUB_SIZE if _guided(pc) else HISTORY
     _new_node(iw, work, 0, -1, -1, -1)
     n_nodes = 1
     for _ in range(n_iter):
         det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
-        load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+        load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, full)
         node = 0
         cur = seat
         depth = 0
@@ -495,7 +581,7 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
             depth += 1
             iw[OFF_PATH + depth] = node
             cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
-        _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth)
+        _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth, params, pc, rw)
         if _spent(start, ticks):
             break
     best = -1
@@ -514,7 +600,7 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
 
 
 @kernel
-def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p):
+def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw):
     n_det = np.int64(params[lo]) if hi > lo else 10
     n_iter = np.int64(params[lo + 1]) if hi > lo + 1 else 100
     c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
@@ -528,18 +614,20 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
         return ERR_WORK
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
+    full = PUB_SIZE if _guided(pc) else HISTORY
     rest = legal
     while rest != ZERO:
         c = lowest(rest)
         rest &= rest - ONE
         work[OFF_SUM + c] = 0.0
     for d in range(n_det):
-        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        if not perfect:
+            det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
         a = _new_node(iw, work, 0, -1, -1, -1)
         iw[a + N_UNTRIED] = np.int64(legal)
         n_nodes = 1
         for _i in range(n_iter):
-            load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+            load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, full)
             node = 0
             cur = seat
             depth = 0
@@ -575,7 +663,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
                 depth += 1
                 iw[OFF_PATH + depth] = node
                 cur = apply_card(rules, mode, p, iw, OFF_HANDS, cur, iw[OFF_TREE + NODE_STRIDE * node + N_MOVE], out)
-            _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth)
+            _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth, params, pc, rw)
             # tree d may run until (d + 1) / D of the budget has passed
             if _spent(start, ticks // np.uint64(n_det) * np.uint64(d + 1)):
                 break
@@ -594,22 +682,100 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
     return best
 
 
+# ----------------------------------------------------------------------------- max value
+
+
+@kernel
+def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, pc, rw):
+    """``maxvalue``: per determinization and legal card, play the card, let the other
+    seats finish the trick (the rollout agent, by default uniformly random cards, on their
+    sampled hands) and score the position with the value network from the seat's own
+    observation (the exact result once the deal is over); play the best mean."""
+    n_samples = np.int64(params[lo]) if hi > lo else 20
+    if n_samples < 1 or pc[3] <= 0:
+        return ERR_PARAMS
+    out = pub[OUT_SEAT]
+    scale = result_scale(rules, mode)
+    q = pub[NPLAYED]
+    nh = np.int64(params[pc[4] + 1])
+    h = rw[N_STREAMS:N_STREAMS + nh + 10]
+    lr = rw[0:N_STREAMS].view(np.uint64)
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        work[OFF_SUM + c] = 0.0
+    for _ in range(n_samples):
+        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        rest = legal
+        while rest != ZERO:
+            c = lowest(rest)
+            rest &= rest - ONE
+            load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, PUB_SIZE)
+            budget = pub[N_ACTIVE] - q       # this card and the rest of the trick
+            nxt = policy_rollout(rules, mode, p, iw, OFF_HANDS, seat, out, c, params, pc[0], pc[1], pc[2], lr,
+                                 rw[N_STREAMS + nh + 10:], budget)
+            if nxt < 0:
+                v = seat_result(rules, p, seat) / scale
+            else:
+                v = value_of(params, pc[4], rules, mode, seat, np.uint64(iw[OFF_HANDS + seat]), p, scale, h)
+            work[OFF_SUM + c] += v
+    best = -1
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        if best < 0 or work[OFF_SUM + c] > work[OFF_SUM + best]:
+            best = c
+    return best
+
+
 # ----------------------------------------------------------------------------- dispatch
 
 
 @kernel
 def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
-    """The search itself: the card played, or a negative error code."""
+    """The search itself: the card played, or a negative error code. The perfect kinds
+    find the true deal at ``work[OFF_DEAL:OFF_DEAL+4]`` (put there by ``perfect_card``)
+    and search it instead of sampled determinizations."""
     if work.shape[0] < OFF_TREE:
         return ERR_WORK
+    perfect = kind >= KIND_PERFECT_MC
+    if perfect:
+        kind -= PERFECT_OFFSET
+    # the optional tail: rollout agent and value network (see T_RKIND)
+    tail = lo + 1 + (MC_TICKS if kind == KIND_MC else DMCTS_TICKS if kind == KIND_DMCTS
+                     else MAXVALUE_TICKS if kind == KIND_MAXVALUE else ISMCTS_TICKS)
+    pc = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
+    scratch = 0
+    if hi > tail + T_RPARAMS:
+        rlo = tail + T_RPARAMS
+        rhi = rlo + np.int64(params[tail + T_RN])
+        scratch = np.int64(params[tail + T_SCRATCH])
+        vdepth = np.int64(params[rhi]) if hi > rhi + 1 else 0
+        vlo = rhi + 2
+        vhi = vlo + (np.int64(params[rhi + 1]) if hi > rhi + 1 else 0)
+        if rhi > hi or vhi > hi or scratch < N_STREAMS or work.shape[0] < OFF_TREE + scratch:
+            return ERR_WORK
+        pc = (np.int64(params[tail + T_RKIND]), rlo, rhi, vdepth, vlo, vhi)
+    n_work = work.shape[0] - scratch
+    rw = work[n_work:]
+    work = work[:n_work]
     iw = work.view(np.int64)
     p = iw[OFF_PUB:OFF_PUB + PUB_SIZE]
-    det_prepare(rules, mode, seat, hand, pub, iw, 0)
+    if _guided(pc):
+        lr = rw[0:N_STREAMS].view(np.uint64)
+        for k in range(N_STREAMS):      # the playout policy's streams, from the seat's own
+            lr[k] = next_u64(rngs, seat)
+    if not perfect:
+        det_prepare(rules, mode, seat, hand, pub, iw, 0)
     if kind == KIND_MC:
-        return mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+        return mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw)
     if kind == KIND_DMCTS:
-        return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
-    return ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p)
+        return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw)
+    if kind == KIND_MAXVALUE:
+        return maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, pc, rw)
+    return ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, pc, rw)
 
 
 # announced on stderr when compiled (once per version; see evolve._numba_cache)
@@ -626,22 +792,11 @@ _numba_cache.register_kernel(search_impl, "the search agents (mc, dmcts, ismcts)
 # loads from the cache) the callback on first use, so importing the package costs
 # nothing and the engine's cached code stays valid across processes.
 
-_C_SIG = types.int64(
-    types.int64, types.voidptr, types.int64, types.int64, types.int64, types.int64,
-    types.voidptr, types.int64, types.int64, types.uint64, types.uint64,
-    types.voidptr, types.int64, types.voidptr, types.int64, types.voidptr, types.int64,
-)
-_CTYPES_SIG = ctypes.CFUNCTYPE(
-    ctypes.c_int64,
-    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-    ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64, ctypes.c_uint64,
-    ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-)
 _SLOT_SYMBOL = "trick_evolve_search_impl_slot_v1"
 
 
 def _make_callback():
-    @cfunc(_C_SIG, cache=True, nopython=True)
+    @cfunc(CARD_C_SIG, cache=True, nopython=True)
     def search_c(kind, params_p, n_params, lo, hi, seat, rules_p, n_rules, mode, hand, legal,
                  pub_p, n_pub, rngs_p, n_rngs, work_p, n_work):
         params = carray(params_p, (n_params,), np.float64)
@@ -654,56 +809,43 @@ def _make_callback():
     return search_c
 
 
-_SLOT = CallbackSlot(_SLOT_SYMBOL, _CTYPES_SIG, _make_callback)
+_SLOT = CallbackSlot(_SLOT_SYMBOL, CARD_CTYPES_SIG, _make_callback)
 ensure_compiled = _SLOT.ensure_compiled
 
 
-@intrinsic
-def _call_search(typingctx, kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
-    """Call the function in the slot with the arrays' data pointers and lengths."""
-    sig = types.int64(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
-
-    def codegen(context, builder, signature, args):
-        i64 = ir.IntType(64)
-        i8p = ir.IntType(8).as_pointer()
-        tys = signature.args
-
-        def array(k):
-            a = context.make_array(tys[k])(context, builder, args[k])
-            return builder.bitcast(a.data, i8p), builder.extract_value(a.shape, 0)
-
-        def integer(k, ty=types.int64):
-            return context.cast(builder, args[k], tys[k], ty)
-
-        params_p, n_params = array(1)
-        rules_p, n_rules = array(5)
-        pub_p, n_pub = array(9)
-        rngs_p, n_rngs = array(10)
-        work_p, n_work = array(11)
-        fnty = ir.FunctionType(i64, [i64, i8p, i64, i64, i64, i64, i8p, i64, i64, i64, i64,
-                                     i8p, i64, i8p, i64, i8p, i64])
-        gv = builder.module.globals.get(_SLOT_SYMBOL)
-        if gv is None:
-            gv = ir.GlobalVariable(builder.module, i64, _SLOT_SYMBOL)
-            gv.linkage = "external"
-        fn = builder.inttoptr(builder.load(gv), fnty.as_pointer())
-        return builder.call(fn, [
-            integer(0), params_p, n_params, integer(2), integer(3), integer(4), rules_p, n_rules,
-            integer(6), integer(7, types.uint64), integer(8, types.uint64), pub_p, n_pub, rngs_p, n_rngs,
-            work_p, n_work,
-        ])
-
-    return sig, codegen
+_call_search = card_caller(_SLOT_SYMBOL, "_call_search")
 
 
 @kernel
 def search_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
     """The card a search agent of ``kind`` plays from ``legal``."""
-    if kind < KIND_MC or kind > KIND_ISMCTS:
+    if kind < KIND_MC or kind > KIND_MAXVALUE:
         raise ValueError("unknown search agent kind")
     if count(legal) == 1:
         return lowest(legal)
-    card = _call_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+    return _checked(_call_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work), legal)
+
+
+@kernel
+def perfect_card(kind, params, lo, hi, seat, rules, mode, hands, legal, pub, rngs, work):
+    """The card a perfect-information upper bound (``perfect_mc``, ``perfect_dmcts``) plays:
+    the search of its honest kind run on the true deal ``hands`` (all four hands, which
+    the engine gives this family alone; see ``evolve.agents.policy.choose_card``)."""
+    if kind != KIND_PERFECT_MC and kind != KIND_PERFECT_DMCTS:
+        raise ValueError("unknown perfect-information agent kind")
+    if count(legal) == 1:
+        return lowest(legal)
+    if work.shape[0] < OFF_TREE:
+        raise ValueError("search agent: work array smaller than AgentSpec.work_size")
+    iw = work.view(np.int64)
+    for s in range(4):
+        iw[OFF_DEAL + s] = np.int64(hands[s])
+    return _checked(_call_search(kind, params, lo, hi, seat, rules, mode, hands[seat], legal, pub, rngs, work), legal)
+
+
+@njit(cache=True, inline="always")
+def _checked(card, legal):
+    """``card`` if the search returned a legal card; raise on its error codes."""
     if card == ERR_WORK:
         raise ValueError("search agent: work array smaller than AgentSpec.work_size")
     if card == ERR_PARAMS:

@@ -10,7 +10,46 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.api import play
-from evolve.stats import SPADES_FAIR_ATPR, format_ci, format_comparison, mean_ci, one_sample_t, p_clause, shifted, study_normal_p
+from evolve.stats import (SPADES_FAIR_ATPR, format_ci, format_comparison, mean_ci, one_sample_t, p_clause,
+                          paired_difference, shifted, study_normal_p)
+
+
+def _seats(spec, opponent, game) -> list:
+    return [spec, opponent, spec, opponent] if game.partnership else [spec, opponent, opponent, opponent]
+
+
+def _per_deal(spec, opponent, game, deals: int, seed: int, workers: int) -> np.ndarray:
+    """Per deal, the side points (partnership games) or tricks (cut-throat) of ``spec``'s seat 0."""
+    r = play(game, _seats(spec, opponent, game), deals, seed, workers=workers)
+    return (r.side_points()[:, 0] if game.partnership else r.tricks[:, 0]).astype(np.float64)
+
+
+def against_founder(champion_spec, founder_spec, game, opponents: list[str], deals: int, seed: int,
+                    workers: int = 1) -> list[dict]:
+    """What evolution added to a warm start: the champion and its founder each play the same
+    ``deals`` deals against each opponent (same cards, same seats, same seed); one row per
+    opponent with the mean paired difference champion - founder (tricks, or side points)
+    and its t test."""
+    rows = []
+    for opp in opponents:
+        a = _per_deal(champion_spec, opp, game, deals, seed, workers)
+        b = _per_deal(founder_spec, opp, game, deals, seed, workers)
+        diff, test = paired_difference(a, b)
+        rows.append({"opponent": opp, "deals": deals, "champion": mean_ci(a).as_dict(), "founder": mean_ci(b).as_dict(),
+                     "difference": diff.as_dict(), "p": test.p_value})
+    return rows
+
+
+def render_against_founder(rows: list[dict], partnership: bool) -> str:
+    """The champion-versus-founder table as text."""
+    what = "side points" if partnership else "ATpR"
+    w = max([len("opponent")] + [len(r["opponent"]) for r in rows])
+    lines = [f"{'opponent':<{w}} {'deals':>7}  {'champion ' + what:<26} {'founder ' + what:<26} "
+             "champion - founder on the same deals (95% CI), paired t test"]
+    for r in rows:
+        lines.append(f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['champion']):<26} {format_ci(r['founder']):<26} "
+                     f"{format_comparison(r['difference'], r['p'])}")
+    return "\n".join(lines)
 
 
 def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1,
@@ -19,11 +58,7 @@ def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, 
     ``evolve.lockstep``, the same figures)."""
     rows = []
     for opp in opponents:
-        if game.partnership:
-            seats = [champion_spec, opp, champion_spec, opp]
-        else:
-            seats = [champion_spec, opp, opp, opp]
-        r = play(game, seats, deals, seed, workers=workers, lockstep=lockstep)
+        r = play(game, _seats(champion_spec, opp, game), deals, seed, workers=workers, lockstep=lockstep)
         played = ~r.passed_out
         row = {"opponent": opp, "deals": int(played.sum())}
         if game.partnership:

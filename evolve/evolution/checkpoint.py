@@ -36,7 +36,7 @@ class RunState:
     finished: bool = False
     elite: np.ndarray | None = None   # best members of the last evaluated generation
     founders: np.ndarray | None = None  # warm-start genomes, kept as champion candidates
-    strategy: dict | None = None      # CMA-ES state as named arrays (evolve.evolution.cma)
+    strategy: dict | None = None      # CMA-ES or ES state as named arrays (evolve.evolution.cma, .es)
 
 
 def save_checkpoint(path: str | Path, state: RunState) -> None:
@@ -69,7 +69,7 @@ def load_checkpoint(path: str | Path) -> RunState:
         meta = json.loads(str(data["meta"]))
         if meta.get("format") != FORMAT:
             raise ValueError(f"unsupported checkpoint format {meta.get('format')!r}")
-        strategy = {k: v for k, v in data.items() if k.startswith("cma_")}
+        strategy = {k: v for k, v in data.items() if k.startswith(("cma_", "es_"))}
         return RunState(
             generation=int(meta["generation"]), population=data["population"],
             fitness=data["fitness"], hof_genome=data["hof_genome"],

@@ -35,6 +35,11 @@ def new_strategy(centroid: np.ndarray, sigma: float, lambda_: int) -> cma.Strate
         return cma.Strategy(centroid=np.asarray(centroid, np.float64), sigma=float(sigma), lambda_=int(lambda_))
 
 
+def from_config(centroid: np.ndarray, lambda_: int, evolution: dict) -> cma.Strategy:
+    """A fresh strategy around ``centroid`` from the ``[evolution]`` table (``cma_sigma``)."""
+    return new_strategy(centroid, evolution["cma_sigma"], lambda_)
+
+
 def sample(strategy: cma.Strategy, seed: int, generation: int) -> np.ndarray:
     """The ``lambda_`` samples of ``generation`` [lambda_, dim] (unit coordinates, unclamped)."""
     saved = np.random.get_state()

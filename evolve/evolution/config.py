@@ -65,6 +65,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "hidden": Key((list,), [], "a list of two positive integers (empty: the SPEC rule)",
                       lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v))),
         "bias": Key((bool,), True, "true or false"),
+        "direct": Key((bool,), False, "true (direct per-card feature connections to the outputs: would win the "
+                      "trick, wins it for certain, strength, partner winning, points) or false"),
         "bidder": Key((str,), "simple", "random or simple (bids and trump calls of evolved seats)", lambda s: s in ("random", "simple")),
     },
     "evolution": {
@@ -92,9 +94,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "checkpoint_every": Key((int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos),
         "checkpoint_seconds": Key((float, int), 30.0, "a non-negative number (seconds at least between two checkpoints; "
                                   "0: after every checkpoint_every generations)", _nonneg),
-        "algorithm": Key((str,), "ga", "ga (the study's truncation, recombination and mutation) or cma (DEAP's CMA-ES)",
-                         lambda s: s in ("ga", "cma")),
+        "algorithm": Key((str,), "ga", "ga (the study's truncation, recombination and mutation), cma (DEAP's CMA-ES) "
+                         "or es (OpenAI-style evolution strategy)", lambda s: s in ("ga", "cma", "es")),
         "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
+        "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos),
+        "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos),
+        "es_weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the ES mean)", _nonneg),
+        "es_antithetic": Key((bool,), True, "true (mirrored pairs of perturbations) or false"),
+        "common_random_numbers": Key((bool,), False, "true (every member plays the same deals, seat and random streams "
+                                     "against each of `opponents`) or false"),
         "progress_every": Key((int,), 10, "a non-negative integer (every k generations the generation's best plays "
                               "progress_deals fixed deals against the first opponent or Random; 0: never)", _nonneg),
         "progress_deals": Key((int,), 1000, "a positive integer (fixed deals of the progress figure)", _pos),
@@ -103,6 +111,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "champion": Key((str,), "hall_of_fame", "hall_of_fame (best single evaluation, the study) or validated",
                         lambda s: s in ("hall_of_fame", "validated")),
         "validation_deals": Key((int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos),
+        "validation_opponents": Key((list,), [], "a list of seat strings (the progress figure and the validated "
+                                    "champion play the same fixed deals against each; empty: the first of "
+                                    "`opponents`, or Random)", lambda v: all(isinstance(x, str) for x in v)),
         "elite": Key((int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos),
         "evaluation": Key((str,), "sequential", "sequential (one deal after another) or lockstep (many deals at once, "
                           "network decisions batched: the same results, faster)", lambda s: s in ("sequential", "lockstep")),
@@ -137,7 +148,10 @@ EXTENDABLE = {("evolution", k) for k in ("generations", "patience", "max_generat
     ("experiment", "description")}
 ADDED_KEYS = {("evolution", "checkpoint_seconds"): 30.0, ("evolution", "algorithm"): "ga",
               ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent",
-              ("evolution", "progress_every"): 10, ("evolution", "progress_deals"): 1000}
+              ("evolution", "progress_every"): 10, ("evolution", "progress_deals"): 1000,
+              ("evolution", "es_sigma"): 0.01, ("evolution", "es_learning_rate"): 0.001,
+              ("evolution", "es_antithetic"): True, ("evolution", "es_weight_decay"): 0.0, ("evolution", "common_random_numbers"): False,
+              ("evolution", "validation_opponents"): [], ("network", "direct"): False}
 
 
 def _digest(d: dict) -> str:
@@ -283,6 +297,7 @@ def validate(data: dict, path: Path | None = None) -> Config:
     g = make_game(game, **out["game_options"])
     seats = [(f"{section}.opponents", seat) for section in ("evolution", "benchmark", "imitation")
              for seat in out[section]["opponents"]]
+    seats += [("evolution.validation_opponents", seat) for seat in out["evolution"]["validation_opponents"]]
     seats += [("imitation.teacher", out["imitation"]["teacher"])] if out["imitation"]["teacher"] else []
     for key, seat in seats:
         try:
@@ -293,7 +308,13 @@ def validate(data: dict, path: Path | None = None) -> Config:
     ev = out["evolution"]
     if ev["opponent_share"] > 0 and not ev["opponents"]:
         fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")
-    left_out = _everyone_plays(ev)
+    if ev["common_random_numbers"] and not ev["opponents"]:
+        fail("evolution.common_random_numbers", "is true but evolution.opponents is empty; expected a list of seat "
+                                                "strings (each member plays the same deals against each of them)")
+    if ev["algorithm"] == "es" and ev["es_antithetic"] and ev["population"] % 2:
+        fail("evolution.population", f"got {ev['population']}; expected an even number (antithetic ES samples "
+                                     "mirrored pairs; or set evolution.es_antithetic = false)")
+    left_out = None if ev["common_random_numbers"] else _everyone_plays(ev)
     if left_out:
         fail("evolution.games_per_generation", left_out)
     if ev["max_generations"] < ev["generations"]:

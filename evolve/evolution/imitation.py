@@ -10,7 +10,7 @@ then tunes it on the real objective. This is behavioural cloning:
    (``record=True``); every decision of a teacher seat with at least two legal cards is
    replayed and stored as (network input vector, legal outputs, chosen output). The
    teacher sees only its own observation, so does the network.
-2. ``train``: the network's weights minimise the cross-entropy of a softmax over the legal
+2. ``train``: the network's weights (not its direct connections, which stay 0) minimise the cross-entropy of a softmax over the legal
    outputs (logits ``TEMPERATURE * tanh(output)``, the agent plays the argmax) with Adam
    on minibatches, clamped to [-1, 1] after every step (SPEC §3). BLAS runs on one
    thread, so the result is bit for bit the same for a given seed on a given machine.
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evolve.agents.network import Architecture, network_inputs, output_index
+from evolve.agents.network import DIRECT_FEATURES, Architecture, network_inputs, output_index
 from evolve.games.bits import cards_of, count
 from evolve.games.registry import Game
 from evolve.games.stepper import replay_decisions
@@ -109,6 +109,7 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
     g["W2"], g["b2"] = h1.T @ d2, d2.sum(axis=0)
     d1 = (d2 @ weights["W2"].T) * (1.0 - h1 ** 2)
     g["W1"], g["b1"] = x.T @ d1, d1.sum(axis=0)
+    g["D"] = np.zeros(DIRECT_FEATURES)      # direct connections are not trained here: they stay 0
     parts = [g[name].ravel() for name, _ in arch.layers if arch.bias or not name.startswith("b")]
     return loss, accuracy, np.concatenate(parts)
 
@@ -123,6 +124,8 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
     rng = np.random.default_rng([seed, 0x1417])
     genome = 0.3 * arch.random_genome(rng)
     weights = arch.unpack(genome)            # views into ``genome`` (biases: zeros when off)
+    if arch.direct:
+        weights["D"][:] = 0.0                # the clone starts without direct connections
     m = np.zeros_like(genome)
     v = np.zeros_like(genome)
     beta1, beta2, step = 0.9, 0.999, 0

@@ -12,7 +12,7 @@ def run_title(config: dict) -> str:
     or the run folder's ``config.json``): the run and ``python -m evolve.plot`` draw the same."""
     kind = (config.get("agent") or {}).get("kind", "network")
     what = f"{config['network']['encoding']}-based," if kind == "network" else f"{kind} genome,"
-    algorithm = ", CMA-ES" if config["evolution"].get("algorithm", "ga") == "cma" else ""
+    algorithm = {"cma": ", CMA-ES", "es": ", ES"}.get(config["evolution"].get("algorithm", "ga"), "")
     return (f"{config['experiment']['name']}: {config['experiment']['game']} {what} "
             f"fitness {config['evolution']['fitness']}{algorithm}")
 
@@ -20,8 +20,9 @@ def run_title(config: dict) -> str:
 def validation_label(config: dict) -> str:
     """The legend of the fixed-deal curve, from a run's config (as ``run_title``)."""
     ev = config["evolution"]
-    opponent = (ev.get("opponents") or ["random"])[0]
-    return f"best of generation vs {opponent} on {ev.get('progress_deals', 1000)} fixed deals"
+    opponent = "+".join(ev.get("validation_opponents") or [(ev.get("opponents") or ["random"])[0]])
+    who = "search mean" if ev.get("algorithm", "ga") in ("cma", "es") else "best of generation"
+    return f"{who} vs {opponent} on {ev.get('progress_deals', 1000)} fixed deals"
 
 
 def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validation_label: str = "") -> Path:
@@ -55,8 +56,8 @@ def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validat
         ax2 = ax.twinx()
         cma = all("sigma" in r for r in logbook)
         ax2.plot(gen, get("sigma") if cma else get("mutation"), color="tab:green", lw=0.8, alpha=0.7,
-                 label="CMA-ES step size (right axis)" if cma else "mutation rate m (right axis)")
-        ax2.set_ylabel("CMA-ES step size" if cma else "mutation rate m", color="tab:green")
+                 label="step size sigma (right axis)" if cma else "mutation rate m (right axis)")
+        ax2.set_ylabel("step size sigma" if cma else "mutation rate m", color="tab:green")
         ax2.set_ylim(0, max(1.0, float(get("sigma").max()) if cma else 1.0))
     ax.set_xlabel("generation")
     ax.set_ylabel("fitness per round")

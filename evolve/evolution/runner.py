@@ -1,7 +1,7 @@
 """The evolution loop (SPEC §4) with neat-python-style reporters.
 
 ``Evolution(config).run()`` evolves a population of genomes, networks or parametric agents
-alike (``evolve.agents.evolvable``), with the study's GA or CMA-ES, until ``generations``
+alike (``evolve.agents.evolvable``), with the study's GA, CMA-ES or an OpenAI-style ES, until ``generations``
 have passed and ``patience`` generations have gone by without a new best (or
 ``max_generations``). It checkpoints at most every ``checkpoint_seconds`` (and at the end,
 and when interrupted). Random numbers of generation g come from (seed, g), so a resumed run
@@ -29,7 +29,7 @@ from evolve.agents.parametric import PARAMETRIC
 from evolve.agents.registry import AgentSpec
 from evolve.api import played_options
 from evolve.errors import UsageError
-from evolve.evolution import cma
+from evolve.evolution import cma, es
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
 from evolve.evolution.config import EXTENDABLE, Config, ConfigError, validate
 from evolve.evolution.operators import make_toolbox, mutation_rate, next_generation
@@ -39,10 +39,13 @@ from evolve.stats import mean_ci
 from evolve.games.registry import make_game
 
 
+# Search-distribution algorithms: modules with from_config, sample, update, to_arrays, from_arrays
+STRATEGIES = {"cma": cma, "es": es}
+
 # A run's files; imitation.json alone is no run yet (a start that stopped while imitating
 # is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
 RUN_FILES = ("checkpoint.npz", "logbook.json", "config.json", "champion.npz", "champion.json", "benchmark.json",
-             "changes.json")
+             "benchmark_founder.json", "changes.json")
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -58,7 +61,7 @@ def evolvable_of(cfg: Config, game):
     """What a config evolves: a network (``[network]``) or a parametric kind (``[agent]``)."""
     if cfg.agent["kind"] == "network":
         hidden = tuple(cfg.network["hidden"]) or None
-        arch = Architecture.for_game(game, cfg.network["encoding"], hidden, cfg.network["bias"])
+        arch = Architecture.for_game(game, cfg.network["encoding"], hidden, cfg.network["bias"], cfg.network["direct"])
         return NetworkAgent(arch, cfg.network["bidder"])
     definition = PARAMETRIC[cfg.agent["kind"]]
     pair = cfg.agent["play"] if definition.role == "bid" else f"random:bidder={cfg.agent['bidder']}"
@@ -167,13 +170,14 @@ class Evolution:
         where = f"{cfg.path or '<config>'}"
         if ev["algorithm"] == "cma" and self.layout.size > cma.MAX_DIMENSION:
             raise ConfigError(f"{where}: evolution.algorithm: cma on a genome of {self.layout.size} values needs a "
-                              f"{self.layout.size}² covariance matrix; expected ga for genomes over {cma.MAX_DIMENSION} values")
+                              f"{self.layout.size}² covariance matrix; expected ga or es for genomes over {cma.MAX_DIMENSION} values")
         if cfg.imitation["teacher"] and self.arch is None:
             raise ConfigError(f"{where}: imitation.teacher: a warm start by imitation trains networks; expected no "
                               f"teacher for agent.kind = {cfg.agent['kind']!r}")
         self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
                                      ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
-                                     ev["partner"] == "self", ev["evaluation"] == "lockstep")
+                                     ev["partner"] == "self", ev["common_random_numbers"],
+                                     ev["evaluation"] == "lockstep")
         self.toolbox = make_toolbox(ev["selection"], ev["mutation_operator"], ev["mutation_sigma"])
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
@@ -184,6 +188,11 @@ class Evolution:
                               CheckpointReporter(ev["checkpoint_every"], ev["checkpoint_seconds"]), PlotReporter()]
 
     # ------------------------------------------------------------------ state
+    @property
+    def strategy_module(self):
+        """The module of the run's search-distribution algorithm (``cma`` or ``es``), or None (GA)."""
+        return STRATEGIES.get(self.config.evolution["algorithm"])
+
     @property
     def checkpoint_path(self) -> Path:
         return self.run_dir / "checkpoint.npz"
@@ -206,10 +215,11 @@ class Evolution:
         elif agent["init"] != "uniform" and self.arch is None:
             founders = pop[:1].copy()     # the start point stays a champion candidate
         strategy = None
-        if self.config.evolution["algorithm"] == "cma":
-            self.strategy = cma.new_strategy(pop[0], self.config.evolution["cma_sigma"], len(pop))
-            pop = cma.sample(self.strategy, seed, 0)
-            strategy = cma.to_arrays(self.strategy)
+        module = STRATEGIES.get(self.config.evolution["algorithm"])
+        if module is not None:
+            self.strategy = module.from_config(pop[0], len(pop), self.config.evolution)
+            pop = module.sample(self.strategy, seed, 0)
+            strategy = module.to_arrays(self.strategy)
         return RunState(generation=0, population=pop, fitness=np.full(len(pop), np.nan),
                         hof_genome=np.clip(pop[0], -1.0, 1.0), hof_fitness=-np.inf, hof_generation=-1, best_generation=0,
                         logbook=[], seed=seed, config_hash=self.config.hash(), founders=founders, strategy=strategy)
@@ -277,7 +287,7 @@ class Evolution:
 
     def save(self, state: RunState) -> None:
         if self.strategy is not None:
-            state.strategy = cma.to_arrays(self.strategy)
+            state.strategy = self.strategy_module.to_arrays(self.strategy)
         save_checkpoint(self.checkpoint_path, state)
         tmp = self.run_dir / "logbook.json.tmp"
         tmp.write_text(json.dumps(state.logbook))
@@ -311,7 +321,7 @@ class Evolution:
         fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
                                                    self.workers if runner else 1)
         played = counts > 0
-        rate = 0.0 if ev["algorithm"] == "cma" else mutation_rate(g, ev["generations"], ev["mutation_start"],
+        rate = 0.0 if ev["algorithm"] in STRATEGIES else mutation_rate(g, ev["generations"], ev["mutation_start"],
                                                                   ev["mutation_end"], ev["mutation_schedule"])
         f = fitness[played]
         record = {"gen": g, "max": float(f.max()), "mean": float(f.mean()), "std": float(f.std()), "min": float(f.min()),
@@ -320,10 +330,13 @@ class Evolution:
         evaluated = np.clip(state.population, -1.0, 1.0)
         order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
         elite = evaluated[order[: ev["elite"]]].copy()
-        if ev["algorithm"] == "cma":
-            cma.update(self.strategy, state.population, np.where(played, fitness, -np.inf))
+        # the figure that can move follows the search mean where there is one (the mean that was sampled)
+        tracked = evaluated[best] if self.strategy is None else np.clip(self.strategy.centroid, -1.0, 1.0).copy()
+        if self.strategy is not None:
+            module = self.strategy_module
+            module.update(self.strategy, state.population, np.where(played, fitness, -np.inf))
             record["sigma"] = float(self.strategy.sigma)
-            population = cma.sample(self.strategy, state.seed, g + 1)
+            population = module.sample(self.strategy, state.seed, g + 1)
         else:
             rng = np.random.default_rng([state.seed, g, 2])
             population = next_generation(state.population, np.where(played, fitness, -np.inf), rate, self.toolbox, rng,
@@ -338,7 +351,7 @@ class Evolution:
         every = ev["progress_every"]
         if every and g % every == 0:
             # a figure that can move: self-play fitness means are fixed (3.25 in cut-throat Spades)
-            ci = mean_ci(self.fixed_deal_scores(evaluated[best], ev["progress_deals"], state.seed))
+            ci = mean_ci(self.fixed_deal_scores(tracked, ev["progress_deals"], state.seed))
             record.update(validation=ci.mean, validation_low=ci.low, validation_high=ci.high)
         state.logbook.append(record)
         state.fitness, state.elite, state.population, state.generation = fitness, elite, population, g + 1
@@ -365,7 +378,7 @@ class Evolution:
         interrupt the last whole generation is checkpointed and ``RunInterrupted`` raised."""
         if resume:
             state = self.resume_state()
-            self.strategy = cma.from_arrays(state.strategy) if state.strategy else None
+            self.strategy = self.strategy_module.from_arrays(state.strategy) if state.strategy else None
         else:
             found = self.existing_run()
             if found and not overwrite:
@@ -423,23 +436,28 @@ class Evolution:
         return candidates[int(np.argmax(scores))], scores
 
     @property
-    def validation_opponent(self) -> str:
-        """The fixed opponent of validation: the first of the tournament's opponents, or Random."""
-        return (self.config.evolution["opponents"] or ["random"])[0]
+    def validation_opponents(self) -> list[str]:
+        """The fixed opponents of validation: ``validation_opponents``, else the first of the
+        tournament's opponents, or Random."""
+        ev = self.config.evolution
+        return list(ev["validation_opponents"]) or [(ev["opponents"] or ["random"])[0]]
 
     def fixed_deal_scores(self, genome: np.ndarray, deals: int, seed: int) -> np.ndarray:
         """Per-deal fitness of ``genome`` (unit coordinates) on ``deals`` fixed deals of the
-        run against the validation opponent (its side against the opponent's in partnership
-        games, one seat against three otherwise). The deals depend only on the run's seed."""
+        run against each validation opponent in turn (its side against the opponent's in
+        partnership games, one seat against three otherwise), concatenated. The deals depend
+        only on the run's seed."""
         from evolve.api import play
         from evolve.evolution.fitness import seat_fitness
 
         spec = self.member_specs(np.asarray(genome)[None, :])[0]
-        opponent = self.validation_opponent
-        seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
-        r = play(self.game, seats, deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
-                 workers=self.workers, lockstep=self.config.evolution["evaluation"] == "lockstep")
-        return seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64)
+        out = []
+        for opponent in self.validation_opponents:
+            seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
+            r = play(self.game, seats, deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
+                     workers=self.workers, lockstep=self.config.evolution["evaluation"] == "lockstep")
+            out.append(seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64))
+        return np.concatenate(out)
 
     def champion(self, state: RunState) -> Champion:
         """The champion with its metadata: the hall-of-fame member, or with ``champion =

@@ -103,6 +103,16 @@ def seat_tables(n_members: int, n_games: int, n_opponents: int, opponent_share: 
     return Seating(tables)
 
 
+def common_tables(n_members: int, n_opponents: int, partner_self: bool = False) -> Seating:
+    """Common random numbers: member i sits in seat 0 of one table per opponent k (all other
+    seats opponent k; with ``partner_self`` also seat 2), table ``i * n_opponents + k``."""
+    tables = np.empty((n_members * n_opponents, 4), np.int64)
+    for i in range(n_members):
+        for k in range(n_opponents):
+            tables[i * n_opponents + k] = [i, -1 - k, i if partner_self else -1 - k, -1 - k]
+    return Seating(tables)
+
+
 def draw_deals(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.random.Generator):
     """The deals of a generation: ``base[set, block]`` one shuffled deck per block of four
     rounds and ``base_dealer[set, block]`` (one set, or one per table without sharing)."""
@@ -139,18 +149,33 @@ def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.
 
 
 def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, work_size, record, families,
-               lockstep, first, last) -> DealRecord:
+               common, lockstep, first, last) -> DealRecord:
     """Play tables ``first .. last-1`` of a generation (plain arrays in, plain arrays out;
     everything before ``first`` is the generation's job, the same for every chunk).
     ``families``: the card-play agent families of every spec the tournament may seat, so
     that every chunk and generation (and the warm-up) plays with the same engine kernel.
-    ``lockstep``: play by ``evolve.lockstep`` when networks are seated (the same results)."""
+    ``common``: every table draws the agents' random streams of deals 0 .. per_table-1
+    (common random numbers), instead of those of its own deal indices. ``lockstep``: play
+    by ``evolve.lockstep`` when networks are seated (the same results)."""
     decks, dealers = expand_deals(base, base_dealer, shape[0], per_table, first, last)
     n = decks.shape[0]
     rec = new_record(n, *shape, record)
-    play = play_lockstep if lockstep and "network" in families else play_batch
-    play(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec,
-         np.zeros(max(work_size, 1)), families=families)
+    work = np.zeros(max(work_size, 1))
+    if lockstep and "network" in families:
+        play_lockstep(rules, ints[first:last], per_table, params, key, 0 if common else first * per_table, n, decks,
+                      dealers, rec, work, families=families, period=per_table if common else 0)
+        return rec
+    if not common:
+        play_batch(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec, work,
+                   families=families)
+        return rec
+    for t in range(first, last):
+        part = new_record(per_table, *shape, record)
+        rows = slice((t - first) * per_table, (t - first + 1) * per_table)
+        play_batch(rules, ints[t:t + 1], per_table, params, key, 0, per_table, decks[rows], dealers[rows], part, work,
+                   families=families)
+        for f in DealRecord._fields:
+            getattr(rec, f)[rows] = getattr(part, f)
     return rec
 
 
@@ -166,6 +191,7 @@ class Tournament:
     opponents: tuple[str, ...] = ()
     opponent_share: float = 0.0
     partner_self: bool = False
+    common: bool = False
     lockstep: bool = False      # [evolution] evaluation = "lockstep": same results, faster with networks
 
     def __post_init__(self):
@@ -174,9 +200,13 @@ class Tournament:
     def plan(self, n_members: int, seed: int, generation: int):
         """Seating, decks, dealers and the agents' stream key of a generation."""
         rng = np.random.default_rng([seed, generation, 0])
-        seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng,
-                              self.partner_self and self.game.partnership)
-        base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared, rng)
+        partner_self = self.partner_self and self.game.partnership
+        if self.common:
+            seating = common_tables(n_members, len(self.opponent_specs), partner_self)
+        else:
+            seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng,
+                                  partner_self)
+        base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared or self.common, rng)
         key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
         return seating, base, base_dealer, key
 
@@ -197,7 +227,7 @@ class Tournament:
         record = self.fitness == "advanced"
         families = families_of([s.play_kind for s in specs])
         job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record, families,
-               self.lockstep)
+               self.common, self.lockstep)
         recs = runner(job, seating.n_tables, chunks) if runner else [play_chunk(*job, 0, seating.n_tables)]
         rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
         fit = seat_fitness(_as_result(self.game, rec), self.fitness)

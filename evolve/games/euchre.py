@@ -97,6 +97,20 @@ def build(opts: dict):
     return make_rules(params, suit, rank, np.arange(4), np.zeros((4, 24)), strength, np.ones(4))
 
 
+@njit(cache=True, inline="always")
+def score_deal(tricks, maker, alone, score):
+    """Set the hand score per side in ``score`` (zeros on entry) from the ``tricks`` per seat,
+    the ``maker`` and whether it went ``alone``: makers 3-4 tricks 1, march 2, lone march
+    4; euchred makers give the defenders 2. The engine's deal and ``evolve.session`` both
+    score with it."""
+    side = maker % 2
+    taken = tricks[maker] + tricks[(maker + 2) % 4]
+    if taken >= 3:
+        score[side] = 1 if taken < 5 else (4 if alone else 2)
+    else:
+        score[1 - side] = 2
+
+
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Euchre deal: bidding, discard, going alone, five tricks, scoring."""
@@ -185,12 +199,7 @@ def finish(rules, pub, rec, i):
     record_play(rules, pub, rec, i)
     rec.points[i, 0] = rec.tricks[i, 0] + rec.tricks[i, 2]
     rec.points[i, 1] = rec.tricks[i, 1] + rec.tricks[i, 3]
-    side = maker % 2
-    taken = rec.tricks[i, maker] + rec.tricks[i, (maker + 2) % 4]
-    if taken >= 3:
-        rec.score[i, side] = 1 if taken < 5 else (4 if alone else 2)
-    else:
-        rec.score[i, 1 - side] = 2
+    score_deal(rec.tricks[i], maker, alone, rec.score[i])
 
 
 INFO = GameInfo(

@@ -88,6 +88,18 @@ def build(opts: dict):
     return make_rules(params, suit, rank, np.array([0, 1, 2, 3, -1, -1]), points, strength, mult)
 
 
+@njit(cache=True, inline="always")
+def score_deal(rules, mode, tricks, points, score):
+    """Add the match bonus (option) to the card ``points`` per side of a side that took all
+    nine ``tricks`` (per seat), and set the hand ``score`` per side: the points times the
+    mode's multiplier (option). The engine's deal and ``evolve.session`` both score with it."""
+    bonus = rules[P_MATCH_BONUS]
+    for side in range(2):
+        if bonus > 0 and tricks[side] + tricks[side + 2] == 9:
+            points[side] += bonus
+        score[side] = points[side] * multiplier_of(rules, mode)
+
+
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Schieber deal: trump declaration with push, nine tricks, scoring."""
@@ -127,11 +139,7 @@ def finish(rules, pub, rec, i):
     """Everything after the card play: the record of the play and the scores."""
     mode = pub[MODE]
     record_play(rules, pub, rec, i)
-    bonus = rules[P_MATCH_BONUS]
-    for side in range(2):
-        if bonus > 0 and rec.tricks[i, side] + rec.tricks[i, side + 2] == 9:
-            rec.points[i, side] += bonus
-        rec.score[i, side] = rec.points[i, side] * multiplier_of(rules, mode)
+    score_deal(rules, mode, rec.tricks[i], rec.points[i], rec.score[i])
 
 
 INFO = GameInfo(

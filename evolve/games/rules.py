@@ -52,6 +52,10 @@ GAME_EUCHRE = 1
 GAME_SUECA = 2
 GAME_JASS = 3
 
+# rules[P_BREAK_SPADES]: 0 trump may be led any time, 1 once broken, BREAK_NEVER only
+# from a hand of nothing but trumps (OpenSpiel's Spades never marks spades broken)
+BREAK_NEVER = 2
+
 LEGAL_FOLLOW = 0
 LEGAL_JASS = 1
 
@@ -171,9 +175,9 @@ def winning_index(rules, mode, cards, at, n):
 def follow_legal(rules, mode, hand, pub):
     """Follow the led (effective) suit if possible, else anything. Leading is free, except
     that with ``break_spades`` trump may not be led before it is broken unless the hand
-    holds nothing else."""
+    holds nothing else (``BREAK_NEVER``: never, as in OpenSpiel's Spades)."""
     if pub[NPLAYED] == 0:
-        if rules[P_BREAK_SPADES] != 0 and pub[BROKEN] == 0:
+        if rules[P_BREAK_SPADES] != 0 and (pub[BROKEN] == 0 or rules[P_BREAK_SPADES] == BREAK_NEVER):
             tr = trump_of(rules, mode)
             if tr >= 0:
                 others = hand & ~suit_mask(rules, mode, tr)

@@ -2,7 +2,8 @@
 
 Card id = suit * 13 + rank; suits C, D, H, S (0..3); ranks 2..A (0..12).
 Default: cut-throat (four individual players), no bidding, objective tricks, spades may be
-led at any time. Options: ``partnership``, ``break_spades``, ``bidding`` none | exact |
+led at any time. Options: ``partnership``, ``break_spades`` (``never_broken``: OpenSpiel's
+rule, a spade is led only from a hand of spades), ``bidding`` none | exact |
 standard (see SPEC §1.1), and ``target`` (game to 500 under standard bidding).
 
 Standard scoring, per side: the contract is the sum of the two non-nil bids; a made
@@ -20,6 +21,7 @@ from numba import njit
 
 from evolve.games.common import GameInfo, Option, deal_hands
 from evolve.games.rules import (
+    BREAK_NEVER,
     GAME_SPADES,
     LEGAL_FOLLOW,
     P_BIDDING,
@@ -49,6 +51,8 @@ BID_NONE, BID_EXACT, BID_STANDARD = 0, 1, 2
 OPTIONS = {
     "partnership": Option(False, "seats {0,2} vs {1,3} instead of cut-throat", kind=bool),
     "break_spades": Option(False, "spades may not be led until broken", kind=bool),
+    "never_broken": Option(False, "OpenSpiel's rule: spades are never broken, a spade is led only from a hand of "
+                           "spades (implies break_spades)", kind=bool),
     "bidding": Option("none", "none | exact (per player) | standard (partnership, nil, bags)", BIDDING),
     "target": Option(-1, "game target in points (default: 500 with standard bidding, else none)", kind=int, minimum=-1),
 }
@@ -68,7 +72,7 @@ def build(opts: dict):
     strength = np.where(suit == 3, 100 + rank, rank)
     params = {
         P_GAME: GAME_SPADES, P_N_CARDS: 52, P_HAND: 13, P_N_TRICKS: 13, P_N_MODES: 1,
-        P_LEGALITY: LEGAL_FOLLOW, P_BREAK_SPADES: int(opts["break_spades"]),
+        P_LEGALITY: LEGAL_FOLLOW, P_BREAK_SPADES: BREAK_NEVER if opts["never_broken"] else int(opts["break_spades"]),
         P_PARTNERSHIP: int(opts["partnership"]), P_BIDDING: bidding, P_TARGET: target,
         P_N_RANKS: 13,
     }
@@ -81,6 +85,46 @@ def exact_score(bid, tricks):
     if bid == tricks:
         return 10 + 5 * tricks
     return -5 * abs(tricks - bid)
+
+
+@njit(cache=True, inline="always")
+def score_deal(rules, bids, tricks, score, bags):
+    """Add the hand score of a played deal to ``score`` (per side, or per seat in cut-throat;
+    zeros on entry) and the standard-bidding overtricks to ``bags`` (per side), from the
+    ``bids`` and the ``tricks`` per seat. The engine's deal and ``evolve.session`` both
+    score with it."""
+    bidding = rules[P_BIDDING]
+    partnership = rules[P_PARTNERSHIP] != 0
+    t = tricks
+    if bidding == BID_NONE:
+        for s in range(4):
+            if partnership:
+                score[s % 2] += t[s]
+            else:
+                score[s] = t[s]
+    elif bidding == BID_EXACT:
+        for s in range(4):
+            v = exact_score(bids[s], t[s])
+            if partnership:
+                score[s % 2] += v
+            else:
+                score[s] = v
+    else:
+        for side in range(2):
+            a, b = side, side + 2
+            contract = 0
+            nil = 0
+            for s in (a, b):
+                if bids[s] == 0:
+                    nil += 100 if t[s] == 0 else -100
+                else:
+                    contract += bids[s]
+            taken = t[a] + t[b]
+            if taken >= contract:
+                score[side] = 10 * contract + (taken - contract) + nil
+                bags[side] = taken - contract
+            else:
+                score[side] = -10 * contract + nil
 
 
 @template(_nrt=False)
@@ -125,35 +169,7 @@ def finish(rules, pub, rec, i):
     t = rec.tricks[i]
     rec.points[i, 0] = t[0] + t[2]
     rec.points[i, 1] = t[1] + t[3]
-    if bidding == BID_NONE:
-        for s in range(4):
-            if partnership:
-                rec.score[i, s % 2] += t[s]
-            else:
-                rec.score[i, s] = t[s]
-    elif bidding == BID_EXACT:
-        for s in range(4):
-            v = exact_score(rec.bids[i, s], t[s])
-            if partnership:
-                rec.score[i, s % 2] += v
-            else:
-                rec.score[i, s] = v
-    else:
-        for side in range(2):
-            a, b = side, side + 2
-            contract = 0
-            nil = 0
-            for s in (a, b):
-                if rec.bids[i, s] == 0:
-                    nil += 100 if t[s] == 0 else -100
-                else:
-                    contract += rec.bids[i, s]
-            taken = t[a] + t[b]
-            if taken >= contract:
-                rec.score[i, side] = 10 * contract + (taken - contract) + nil
-                rec.bags[i, side] = taken - contract
-            else:
-                rec.score[i, side] = -10 * contract + nil
+    score_deal(rules, rec.bids[i], t, rec.score[i], rec.bags[i])
 
 
 INFO = GameInfo(

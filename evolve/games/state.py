@@ -3,7 +3,9 @@
 ``pub`` holds everything all four seats may see: the trump mode, the dealer, calls and
 bids, the current trick, who played which card, known voids and the full trick history.
 Hidden hands never live in it; the engine keeps them apart and hands each agent only its
-own. An agent's observation is therefore ``(seat, own hand, pub)`` and nothing else.
+own. An agent's observation is therefore ``(seat, own hand, pub)`` and nothing else (the
+one exception, the explicitly perfect-information upper bounds, is made in
+``evolve.agents.policy.choose_card``, not here).
 
 Card masks are stored in int64 slots holding the uint64 bit pattern (see ``as_mask``).
 """

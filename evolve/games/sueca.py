@@ -80,6 +80,14 @@ def game_points(points, tricks):
     return 0
 
 
+@njit(cache=True, inline="always")
+def score_deal(tricks, points, score):
+    """Set the game points per side in ``score`` from the card ``points`` per side and the
+    ``tricks`` per seat. The engine's deal and ``evolve.session`` both score with it."""
+    for side in range(2):
+        score[side] = game_points(points[side], tricks[side] + tricks[side + 2])
+
+
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Sueca deal: trump from the dealer's card (or a random card), ten tricks."""
@@ -112,8 +120,7 @@ def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
 def finish(rules, pub, rec, i):
     """Everything after the card play: the record of the play and the scores."""
     record_play(rules, pub, rec, i)
-    for side in range(2):
-        rec.score[i, side] = game_points(rec.points[i, side], rec.tricks[i, side] + rec.tricks[i, side + 2])
+    score_deal(rec.tricks[i], rec.points[i], rec.score[i])
 
 
 INFO = GameInfo(

@@ -34,8 +34,10 @@ from evolve.games.state import (
 from evolve.games.table import finish_trick, note_play, start_trick
 from evolve.games.template import policy_hook, template
 
+# ``hands`` is all four hands: the layer above passes only ``hands[seat]`` to every agent
+# family except the explicitly perfect-information one (see evolve.agents.policy)
 choose_card = policy_hook(
-    "choose_card", "(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work) -> card from legal")
+    "choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card from legal")
 
 class DealRecord(NamedTuple):
     """Per-deal output arrays of a batch (row i = deal i). Play-by-play arrays have zero
@@ -90,7 +92,7 @@ def play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led):
     """Ask ``seat`` for its card as the q-th of the trick, check it, apply it; return it."""
     hand = hands[seat]
     legal = legal_cards(rules, mode, hand, pub)
-    card = choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work)
+    card = choose_card(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work)
     if not has(legal, card):
         raise ValueError("an agent chose an illegal card")
     hands[seat] = hand & ~bit(card)

@@ -100,6 +100,21 @@ def paired_difference(a, b, level: float = 0.95) -> tuple[MeanCI, TestResult]:
     return mean_ci(d, level), one_sample_t(d, 0.0)
 
 
+def welch_difference(a, b, level: float = 0.95) -> dict:
+    """Mean difference mean(a) - mean(b) of two independent samples with its Welch t
+    confidence interval and two-sided p-value: ``{"mean", "low", "high", "p"}``."""
+    x = np.asarray(a, dtype=np.float64).ravel()
+    y = np.asarray(b, dtype=np.float64).ravel()
+    d = float(x.mean() - y.mean())
+    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    se = math.sqrt(vx + vy)
+    if se == 0:
+        return {"mean": d, "low": d, "high": d, "p": 1.0 if d == 0 else 0.0}
+    df = (vx + vy) ** 2 / (vx ** 2 / (x.size - 1) + vy ** 2 / (y.size - 1))
+    half = t_quantile(0.5 + level / 2, df) * se
+    return {"mean": d, "low": d - half, "high": d + half, "p": float(min(1.0, 2 * t_sf(abs(d) / se, df)))}
+
+
 def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float, float]:
     """Proportion with its Wilson score interval: (p, low, high)."""
     if n == 0:

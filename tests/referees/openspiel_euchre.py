@@ -120,10 +120,10 @@ import pyspiel
 NUM_SEATS = 4
 NUM_CARDS = 24
 
-PASS = 24
-TRUMP_BASE = 25  # 25..28 = clubs, diamonds, hearts, spades
-GO_ALONE = 29
-WITH_PARTNER = 30
+from evolve.interop.openspiel import EUCHRE_ALONE as GO_ALONE  # noqa: E402
+from evolve.interop.openspiel import EUCHRE_PARTNER as WITH_PARTNER  # noqa: E402
+from evolve.interop.openspiel import EUCHRE_PASS as PASS  # noqa: E402
+from evolve.interop.openspiel import EUCHRE_TRUMP_BASE as TRUMP_BASE  # noqa: E402  (25..28 = clubs..spades)
 
 _EU = pyspiel.euchre
 _PH_BIDDING = _EU.Phase.BIDDING
@@ -139,16 +139,8 @@ class RefereeIllegalAction(ValueError):
     """A neutral action is not legal (or not of the expected kind) in OpenSpiel."""
 
 
-def to_os_card(card: int) -> int:
-    """Our card id (suit*6+rank) -> OpenSpiel card id (rank*4+suit)."""
-    card = int(card)
-    return (card % 6) * 4 + card // 6
-
-
-def to_our_card(os_card: int) -> int:
-    """OpenSpiel card id (rank*4+suit) -> our card id (suit*6+rank)."""
-    os_card = int(os_card)
-    return (os_card % 4) * 6 + os_card // 4
+# the card mapping of the bots (evolve.interop.openspiel), checked here against OpenSpiel
+from evolve.interop.openspiel import to_os_card, to_our_card  # noqa: E402
 
 
 def card_name(card: int) -> str:

@@ -113,7 +113,7 @@ import pyspiel
 NUM_CARDS = 52
 NUM_SEATS = 4
 NUM_TRICKS = 13
-BID_ACTION_BASE = 52  # OpenSpiel: kBiddingActionBase = kNumCards
+from evolve.interop.openspiel import SPADES_BID_BASE as BID_ACTION_BASE  # noqa: E402  (kBiddingActionBase)
 DEFAULT_PARAMS = {"win_or_loss_bonus": 0}
 
 _SUIT_CHARS = "CDHS"
@@ -140,14 +140,10 @@ def load_spades(params: Optional[dict] = None) -> "pyspiel.Game":
     return g
 
 
-def our_to_os(card: int) -> int:
-    """Our card id -> OpenSpiel card action (identical: suit*13+rank, CDHS, 2..A)."""
-    return int(card)
-
-
-def os_to_our(action: int) -> int:
-    """OpenSpiel card action -> our card id (identity)."""
-    return int(action)
+# the card mapping of the bots (evolve.interop.openspiel; identical: suit*13+rank, CDHS,
+# 2..A), checked here against OpenSpiel
+from evolve.interop.openspiel import os_to_our_spades as os_to_our  # noqa: E402
+from evolve.interop.openspiel import our_to_os_spades as our_to_os  # noqa: E402
 
 
 def card_str(card: int) -> str:

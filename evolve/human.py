@@ -1,0 +1,184 @@
+"""``python -m evolve.human``: play at a table in the terminal (for SSH users).
+
+    python -m evolve.human --game jass --seats me,champion:populations/jass_markov/champion.npz,random,random
+
+``me`` marks your seat (one or more). The other seats are agent seat strings or bot URLs,
+as in ``evolve.serve``. Your hand is shown with card names and your legal cards or calls
+numbered; type the number (or the name, e.g. ``10D`` or ``push``). A wrong key asks
+again; Ctrl-D or Ctrl-C leaves. ``--log FILE`` writes the table log (JSON, replayable
+with ``evolve.session.replay``) at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TextIO
+
+from evolve.agents.registry import split_seats
+from evolve.cli import Parser, parse_options, run
+from evolve.errors import UsageError
+from evolve.games.registry import make_game
+from evolve.games.public import CALL_ALONE
+from evolve.session import BotError, Table, trick_pairs
+
+DECISION_TEXT = {"card": "Your card", "discard": "Discard a card", "bid": "Your bid", "order": "Order up or pass",
+                 "call": "Name trump or pass", "alone": "Go alone?", "trump": "Choose trump"}
+
+
+class Terminal:
+    """Prints what happens at the table for the human seats and asks them for decisions."""
+
+    def __init__(self, table: Table, out: TextIO = sys.stdout, inp: TextIO = sys.stdin):
+        self.t, self.out, self.inp = table, out, inp
+        self.seen_actions = 0
+        self.seen_tricks = 0
+        self.seen_results = 0
+        self.me = [s for s, p in enumerate(table.players) if p.human]
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def who(self, seat: int) -> str:
+        return "you" if seat in self.me else f"seat {seat} ({self.t.players[seat].seat_string})"
+
+    def card(self, c: int) -> str:
+        return self.t.info.card_name(c)
+
+    def sides(self, values) -> str:
+        if len(values) == 2:
+            return f"seats 0+2: {values[0]}, seats 1+3: {values[1]}"
+        return ", ".join(f"seat {s}: {v}" for s, v in enumerate(values))
+
+    def news(self) -> None:
+        """Print the calls, finished tricks and finished deals since the last call, deal by deal."""
+        t = self.t
+        new = t.actions[self.seen_actions:]
+        self.seen_actions = len(t.actions)
+        done = {r["deal"]: r for r in t.results[self.seen_results:]}
+        self.seen_results = len(t.results)
+        for d in sorted({a["deal"] for a in new} | set(done) | {t.deal_index}):
+            for a in new:
+                if a["deal"] == d and a["decision"] != "card":
+                    self.say(f"  {self.who(a['seat'])}: {self.call_text(a)}")
+            if d in done:
+                self.print_result(done[d])
+                self.seen_tricks = 0
+            elif d == t.deal_index and t.state is not None:
+                tricks = t.view(self.me[0])["tricks"]
+                for k, trick in enumerate(tricks[self.seen_tricks:], start=self.seen_tricks + 1):
+                    plays = ", ".join(f"{self.who(s)} {self.card(c)}" for s, c in trick)
+                    self.say(f"  trick {k}: {plays} -> won by {self.who(t.state.trick_winners[k - 1])}")
+                self.seen_tricks = len(tricks)
+
+    def call_text(self, a: dict) -> str:
+        """A call as the seats at the table see it (another seat's discard stays face down)."""
+        if a["decision"] == "discard":
+            return f"discards {a['name']}" if a["seat"] in self.me else "discards a card (face down)"
+        if a["decision"] == "alone":
+            return "goes alone" if a["action"] == CALL_ALONE else "plays with the partner"
+        return a["name"]
+
+    def print_result(self, r: dict) -> None:
+        info = self.t.info
+        for k, tr in enumerate(r["tricks_per_trick"][self.seen_tricks:], start=self.seen_tricks + 1):
+            out = (r["maker"] + 2) % 4 if r["alone"] else -1
+            plays = ", ".join(f"{self.who(s)} {self.card(c)}" for s, c in trick_pairs(tr["leader"], tr["cards"], out))
+            self.say(f"  trick {k}: {plays} -> won by {self.who(tr['winner'])}")
+        trump = info.mode_names[r["trump"]] if r["trump"] >= 0 else "none (passed out)"
+        self.say(f"Deal {r['deal'] + 1} over (trump {trump}). Score: {self.sides(r['score'])}. "
+                 f"Game: {self.sides(r['game_score'])}" + (f" -- game won by side {r['game_winner']}"
+                                                            if r["game_winner"] >= 0 else ""))
+        self.say()
+
+    def show(self, seat: int) -> None:
+        t = self.t
+        v = t.view(seat)
+        info = t.info
+        head = [f"Deal {t.deal_index + 1}, dealer {self.who(t.dealer)}"]
+        if v["trump"] >= 0:
+            head.append(f"trump {info.mode_names[v['trump']]}")
+        if v["upcard"] >= 0:
+            head.append(f"{'turned' if t.game.name == 'euchre' else 'trump'} card {self.card(v['upcard'])}")
+        if v["maker"] >= 0:
+            head.append(f"maker {self.who(v['maker'])}" + (" (alone)" if v["out_seat"] >= 0 else ""))
+        self.say(" | ".join(head))
+        self.say(f"This deal: {self.sides(v['score'])} | game: {self.sides(v['game_score'])}")
+        if v["trick"]:
+            self.say("Trick: " + ", ".join(f"{self.who(s)} {self.card(c)}" for s, c in v["trick"]))
+        self.say(f"Your hand (seat {seat}): " + " ".join(self.card(c) for c in v["hand"]))
+
+    def ask(self, seat: int) -> int:
+        """Ask ``seat`` for its decision until the answer is one of the legal ones."""
+        obs = self.t.observation(seat)
+        legal = obs.legal()
+        names = [obs.action_name(a) for a in legal]
+        self.show(seat)
+        self.say("  " + "  ".join(f"{k}) {n}" for k, n in enumerate(names, start=1)))
+        prompt = f"{DECISION_TEXT.get(obs.decision, obs.decision)} [1-{len(legal)}]: "
+        while True:
+            self.out.write(prompt)
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                raise EOFError
+            text = line.strip()
+            if text.isdigit() and 1 <= int(text) <= len(legal):
+                return legal[int(text) - 1]
+            lowered = [n.lower() for n in names]
+            if text.lower() in lowered:
+                return legal[lowered.index(text.lower())]
+            self.say(f"  '{text}' is not a choice: type a number 1..{len(legal)} or a name ({', '.join(names)})")
+
+    def play(self) -> None:
+        t = self.t
+        self.say(f"{t.game.name} ({', '.join(f'{k}={v}' for k, v in t.game.options.items())}), seed {t.seed}; "
+                 f"seats: " + ", ".join(f"{s} {'you' if p.human else p.seat_string}" for s, p in enumerate(t.players)))
+        while True:
+            try:
+                t.advance()
+            except BotError as e:
+                raise UsageError(str(e)) from None
+            self.news()
+            if t.over:
+                self.say("The table is over." + (f" Side {t.winner} won the game." if t.winner >= 0 else ""))
+                return
+            seat = t.to_act
+            action = self.ask(seat)
+            t.act(seat, action)
+            self.news()
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = Parser(prog="python -m evolve.human", description="Play at a table in the terminal.")
+    p.add_argument("--game", required=True, help="spades, euchre, sueca or jass")
+    p.add_argument("--seats", required=True,
+                   help="four seats: me (you), agent seat strings or bot URLs, e.g. me,jass_rule_based,random,random")
+    p.add_argument("--seed", type=int, default=0, help="the deals (as evolve.play with this seed); default 0")
+    p.add_argument("--deals", type=int, default=0, help="stop after this many deals (0: play to the game target)")
+    p.add_argument("--dealer", type=int, default=0, help="the first deal's dealer, 0..3 (default 0)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="a game option, e.g. stick_the_dealer=true")
+    p.add_argument("--log", help="write the table log (JSON) to this file at the end")
+    a = p.parse_args(argv)
+    game = make_game(a.game, **parse_options(a.option))
+    seats = split_seats(a.seats)
+    if len(seats) != 4:
+        raise UsageError(f"--seats needs 4 seats, got {len(seats)}: {seats}")
+    if not any(s.strip().lower() in ("me", "human") for s in seats):
+        raise UsageError("--seats has no 'me': mark your seat with me, e.g. --seats me,random,random,random")
+    table = Table(game, seats, a.seed, deals=a.deals, dealer=a.dealer)
+    term = Terminal(table)
+    try:
+        term.play()
+    except EOFError:
+        term.say("\nbye (end of input)")
+    finally:
+        if a.log:
+            with open(a.log, "w") as f:
+                json.dump(table.log(), f, indent=1)
+            term.say(f"log written to {a.log}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(main, prog="python -m evolve.human"))

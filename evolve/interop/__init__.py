@@ -1,0 +1,1 @@
+"""Our agents in other frameworks: OpenSpiel bots (``openspiel``), jass-kit agents (``jasskit``)."""
