@@ -592,7 +592,8 @@ def format_evolution(res: dict) -> str:
 
 def _add_evolution(sub) -> None:
     p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
-    p.add_argument("--config", default="experiments/spades_cardbased.toml", help="experiment TOML")
+    p.add_argument("--config", default="experiments/spades_cardbased_study.toml",
+                   help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units)")
     p.add_argument("--games", type=_positive_int, default=240,
                    help="tables per generation (default 240: with 16 rounds, 64x the study's 60-round generations, "
                         "a budget where parallel evaluation matters)")
