@@ -100,8 +100,12 @@ class Agent:
             raise ValueError(f"play() needs a play-phase observation; this one asks for a {st.decision} decision "
                              "(use bid())")
         legal = np.uint64(sum(1 << c for c in st.legal))
+        # choose_card takes the four hands (only perfect-information agents read the
+        # others); an agent here knows its own hand alone
+        hands = np.zeros(4, np.uint64)
+        hands[obs.seat] = st.hand
         return int(self._decide_card(self.kinds, self.params, np.int64(obs.seat), self.game.rules,
-                                     np.int64(st.mode), st.hand, legal, st.pub, self.rngs, self.work))
+                                     np.int64(st.mode), hands, legal, st.pub, self.rngs, self.work))
 
     def bid(self, obs) -> int:
         """The action this agent takes at a bidding decision: a Spades bid, a Euchre order
