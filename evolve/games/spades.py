@@ -163,8 +163,6 @@ def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
 @njit(cache=True, _nrt=False, inline="always")
 def finish(rules, pub, rec, i):
     """Everything after the card play: the record of the play and the scores."""
-    bidding = rules[P_BIDDING]
-    partnership = rules[P_PARTNERSHIP] != 0
     record_play(rules, pub, rec, i)
     t = rec.tricks[i]
     rec.points[i, 0] = t[0] + t[2]
