@@ -574,7 +574,8 @@ def run_evolution(args) -> dict:
 
     if not Path(args.config).is_file():
         raise UsageError(f"--config {args.config!r}: file not found")
-    res = bench_generation(args.config, (1, 2), args.repeats, games=args.games, rounds=args.rounds, backend=args.backend)
+    res = bench_generation(args.config, (1, 2), args.repeats, games=args.games, rounds=args.rounds, backend=args.backend,
+                           evaluation=args.evaluation)
     res["target_speedup"] = EVOLUTION_TARGET_SPEEDUP
     res["pass"] = res.get("speedup_2_vs_1", 0) >= EVOLUTION_TARGET_SPEEDUP
     return res
@@ -584,7 +585,8 @@ def format_evolution(res: dict) -> str:
     w1, w2 = res["workers_1"], res["workers_2"]
     return "\n".join([
         f"evolve.bench evolution  ({res['config']}: population {res['population']}, "
-        f"{res['rounds_per_generation']} rounds per generation, backend {res['backend']})",
+        f"{res['rounds_per_generation']} rounds per generation, backend {res['backend']}, "
+        f"evaluation {res['evaluation']})",
         f"1 worker : {w1['seconds_per_generation']:.3f} s/generation (median {w1['median_seconds_per_generation']:.3f}), "
         f"{w1['rounds_per_second']:,.0f} rounds/s",
         f"2 workers: {w2['seconds_per_generation']:.3f} s/generation (median {w2['median_seconds_per_generation']:.3f}), "
@@ -596,13 +598,16 @@ def format_evolution(res: dict) -> str:
 
 def _add_evolution(sub) -> None:
     p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
-    p.add_argument("--config", default="experiments/spades_cardbased.toml", help="experiment TOML")
+    p.add_argument("--config", default="experiments/spades_cardbased_study.toml",
+                   help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units)")
     p.add_argument("--games", type=_positive_int, default=240,
                    help="tables per generation (default 240: with 16 rounds, 64x the study's 60-round generations, "
                         "a budget where parallel evaluation matters)")
     p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
     p.add_argument("--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)")
     p.add_argument("--backend", choices=("loky", "threads", "dask"), help="parallel backend (default: the config's)")
+    p.add_argument("--evaluation", choices=("sequential", "lockstep"),
+                   help="how the tables are played (default: the config's [evolution] evaluation)")
     _json_and_run(p, run_evolution, format_evolution)
 
 

@@ -11,6 +11,11 @@ processes on a busy machine), the network card decisions per second, and the sha
 deals that reached card play (Euchre deals that everybody passes are redealt without play,
 so its rounds/s mostly measures bidding).
 
+Each game and encoding is also timed with ``evolve.play(..., lockstep=True)`` (the lockstep
+kernel, ``evolve.lockstep``: same results, network decisions batched over many deals), next
+to the batch kernel's figure as a ratio; its target is >= 30,000 rounds/s for Spades
+card-based.
+
 Run: ``python -m evolve.bench networks [--seconds S] [--json]``.
 """
 
@@ -25,6 +30,7 @@ GAMES = ("spades", "euchre", "sueca", "jass")
 ENCODINGS = ("card", "hand")
 TARGET_GAME = ("spades", "card")
 TARGET_RATE = 15_000
+LOCKSTEP_TARGET = 30_000
 
 
 def _specs(game, encoding: str, seed: int):
@@ -36,21 +42,25 @@ def _specs(game, encoding: str, seed: int):
     return arch, [Champion(arch, arch.random_genome(rng)).spec(f"net{s}") for s in range(4)]
 
 
-def _timed(game, specs, n: int, seed: int) -> tuple[float, float, Any]:
+def _timed(game, specs, n: int, seed: int, lockstep: bool = False) -> tuple[float, float, Any]:
     import evolve
 
     w, c = time.perf_counter(), time.process_time()
-    r = evolve.play(game, specs, n, seed)
+    r = evolve.play(game, specs, n, seed, lockstep=lockstep)
     return time.perf_counter() - w, time.process_time() - c, r
 
 
 def bench_one(game_name: str, encoding: str, seconds: float = 1.5, repeats: int = 3, seed: int = 0) -> dict:
-    """4-network rounds/s of one game and encoding on one core (best of ``repeats``)."""
+    """4-network rounds/s of one game and encoding on one core (best of ``repeats``), by
+    the batch kernel and by the lockstep kernel (``evolve.lockstep``; its figures under
+    ``"lockstep"``, with ``"ratio"`` = lockstep / batch rounds/s). The repeats of the two
+    alternate, so a busy spell of the machine falls on both alike."""
     from evolve.games.registry import make_game
 
     game = make_game(game_name)
     arch, specs = _specs(game, encoding, seed)
-    _timed(game, specs, 20, seed)  # compile or load the Numba cache
+    for lockstep in (False, True):
+        _timed(game, specs, 20, seed, lockstep)  # compile or load the Numba cache
     n = 50
     while True:  # calibrate: one timing lasts about ``seconds``
         wall, _, _ = _timed(game, specs, n, seed)
@@ -58,24 +68,26 @@ def bench_one(game_name: str, encoding: str, seconds: float = 1.5, repeats: int 
             break
         n *= 4
     n = max(50, int(n * seconds / max(wall, 1e-9)))
-    walls, cpus = [], []
+    walls: dict[bool, list[float]] = {False: [], True: []}
+    cpus: dict[bool, list[float]] = {False: [], True: []}
     for k in range(repeats):
-        wall, cpu, r = _timed(game, specs, n, seed + 1 + k)
-        walls.append(wall)
-        cpus.append(cpu)
+        for lockstep in (False, True):
+            wall, cpu, r = _timed(game, specs, n, seed + 1 + k, lockstep)
+            walls[lockstep].append(wall)
+            cpus[lockstep].append(cpu)
     played = r.trump >= 0
     cards = int((r.tricks.sum(axis=1) * np.where(r.alone > 0, 3, 4)).sum())
-    best = min(walls)
-    return {
-        "architecture": arch.to_json(),
-        "deals": n,
-        "rounds_per_s": n / best,
-        "cpu_rounds_per_s": n / min(cpus),
-        "decisions_per_s": cards / best,
-        "played_share": float(played.mean()),
-        "seconds": best,
-        "times": walls,
-    }
+
+    def figures(lockstep: bool) -> dict:
+        best = min(walls[lockstep])
+        return {"rounds_per_s": n / best, "cpu_rounds_per_s": n / min(cpus[lockstep]),
+                "decisions_per_s": cards / best, "seconds": best, "times": walls[lockstep]}
+
+    out = {"architecture": arch.to_json(), "deals": n, "played_share": float(played.mean()), **figures(False)}
+    out["lockstep"] = figures(True)
+    out["ratio"] = out["lockstep"]["rounds_per_s"] / out["rounds_per_s"]
+    out["cpu_ratio"] = out["lockstep"]["cpu_rounds_per_s"] / out["cpu_rounds_per_s"]
+    return out
 
 
 def bench_networks(seconds: float = 1.5, games: Sequence[str] = GAMES, encodings: Sequence[str] = ENCODINGS,
@@ -86,9 +98,14 @@ def bench_networks(seconds: float = 1.5, games: Sequence[str] = GAMES, encodings
     out: dict[str, Any] = {}
     for g in games:
         out[g] = {e: bench_one(g, e, seconds, repeats, seed) for e in encodings}
-    value = out.get(TARGET_GAME[0], {}).get(TARGET_GAME[1], {}).get("rounds_per_s")
+    row = out.get(TARGET_GAME[0], {}).get(TARGET_GAME[1], {})
+    value = row.get("rounds_per_s")
     out["target"] = {"name": "spades card-based 4-network rounds/s (1 core)", "value": value,
                      "threshold": TARGET_RATE, "pass": None if value is None else bool(value >= TARGET_RATE)}
+    value = row.get("lockstep", {}).get("rounds_per_s")
+    out["lockstep_target"] = {"name": "spades card-based 4-network rounds/s (1 core), lockstep", "value": value,
+                              "threshold": LOCKSTEP_TARGET,
+                              "pass": None if value is None else bool(value >= LOCKSTEP_TARGET)}
     return out
 
 
@@ -96,16 +113,20 @@ def format_networks(res: dict) -> str:
     """The table ``python -m evolve.bench networks`` prints."""
     lines = []
     for g, row in res.items():
-        if g == "target":
+        if g.endswith("target"):
             continue
         for e, r in row.items():
             arch = r["architecture"]
+            ls = r["lockstep"]
             lines.append(f"{g:7s} {e:5s} {arch['n_in']:4d}-{arch['n_h1']}-{arch['n_h2']}-{arch['n_out']:<3d} "
                          f"{r['rounds_per_s']:>11,.0f} rounds/s  (cpu {r['cpu_rounds_per_s']:>11,.0f}; "
                          f"{r['decisions_per_s']:>11,.0f} decisions/s; played {r['played_share']:.0%})")
-    t = res["target"]
-    if t["value"] is not None:
-        lines.append(f"target: {t['name']} >= {t['threshold']:,}: {t['value']:,.0f} -> {'PASS' if t['pass'] else 'MISS'}")
+            lines.append(f"{'':13s} {'lockstep':>18s} {ls['rounds_per_s']:>11,.0f} rounds/s  "
+                         f"(cpu {ls['cpu_rounds_per_s']:>11,.0f}; x{r['ratio']:.2f}, cpu x{r['cpu_ratio']:.2f})")
+    for name in ("target", "lockstep_target"):
+        t = res[name]
+        if t["value"] is not None:
+            lines.append(f"target: {t['name']} >= {t['threshold']:,}: {t['value']:,.0f} -> {'PASS' if t['pass'] else 'MISS'}")
     return "\n".join(lines)
 
 

@@ -91,20 +91,26 @@ _KERNELS: dict = {}
 _LOCK = threading.Lock()
 
 
-def batch_kernel(game: int, families=()):
+def batch_kernel(game: int, families=(), root=None):
     """The batch kernel of game ``game`` (``rules[P_GAME]``) with the card-play agent
-    families ``families`` compiled in (random play and every bidder always are)."""
+    families ``families`` compiled in (random play and every bidder always are).
+    ``root``: another kernel template with the batch kernel's hooks (and ``game_setup``,
+    ``game_finish``, ``shuffle``), e.g. ``evolve.lockstep.play_lockstep_kernel``."""
     fams = tuple(f.name for f in FAMILIES if f.name in set(families))
-    key = (int(game), fams)
+    root = play_batch_kernel if root is None else root
+    key = (int(game), fams, id(root))
     k = _KERNELS.get(key)
     if k is None:
         with _LOCK:
             k = _KERNELS.get(key)
             if k is None:
                 module = DEALS[int(game)]
-                bindings = {"game_deal": Bound(module.INFO.name, module.deal), **card_bindings(fams), **BIDDING_HOOKS}
-                k = specialise(play_batch_kernel, bindings)
-                _numba_cache.register_engine(k, module.INFO.name, fams)
+                name = module.INFO.name
+                bindings = {"game_deal": Bound(name, module.deal), "game_setup": Bound(name, module.setup),
+                            "game_finish": Bound(name, module.finish), "shuffle": shuffle,
+                            **card_bindings(fams), **BIDDING_HOOKS}
+                k = specialise(root, bindings)
+                _numba_cache.register_engine(k, name, fams)
                 _KERNELS[key] = k
     return k
 

@@ -80,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     deals = cfg.benchmark["deals"]
     if deals and not args.no_benchmark:
         spec = champion.spec("champion")
-        rows = benchmark(spec, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 1, evo.workers)
+        rows = benchmark(spec, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 1, evo.workers,
+                         cfg.evolution["evaluation"] == "lockstep")
         (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
         print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
         print(render(rows, evo.game.partnership))

@@ -48,15 +48,21 @@ def test_engine_json_smoke():
 
 
 def test_networks_table_in_process(capsys):
-    assert bench.main(["networks", "--games", "sueca", "--encodings", "hand", "--seconds", "0.05", "--repeats", "1"]) == 0
+    # Spades hand-based: no target line, and the kernels are those of the card-based call
+    # below (each game's lockstep kernel is a compilation of its own)
+    assert bench.main(["networks", "--games", "spades", "--encodings", "hand", "--seconds", "0.05", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
-    assert "sueca" in out and "hand" in out and "rounds/s" in out and "target" not in out
+    assert "spades" in out and "hand" in out and "rounds/s" in out and "lockstep" in out and "target" not in out
     assert bench.main(["networks", "--games", "spades", "--encodings", "card", "--seconds", "0.05", "--repeats", "1",
                        "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     row = res["spades"]["card"]
     assert row["architecture"]["n_h1"] == 156 and row["rounds_per_s"] > 0 and row["played_share"] == 1.0
     assert res["target"]["threshold"] == 15_000 and res["target"]["pass"] == (row["rounds_per_s"] >= 15_000)
+    ls = row["lockstep"]
+    assert ls["rounds_per_s"] > 0 and row["ratio"] == ls["rounds_per_s"] / row["rounds_per_s"]
+    assert res["lockstep_target"]["threshold"] == 30_000
+    assert res["lockstep_target"]["pass"] == (ls["rounds_per_s"] >= 30_000)
 
 
 def test_evolution_json_smoke():

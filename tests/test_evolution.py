@@ -285,6 +285,25 @@ def test_local_share_writes_each_large_array_once_reuses_its_file_and_cleans_up(
     assert not share.folder.exists()
 
 
+def test_local_share_buffer_is_handed_over_without_a_copy():
+    from evolve.evolution.parallel import LocalShare, SharedArray, _resolve
+
+    share = LocalShare()
+    buf = share.buffer(300_000)
+    buf[:] = np.arange(300_000)
+    ref = share.tasks([(buf, 1)])[0][0]
+    assert isinstance(ref, SharedArray) and type(buf) is np.ndarray
+    mapped = _resolve(ref)
+    assert np.array_equal(mapped, buf)
+    buf[0] = -5                                   # the same pages: a worker sees the parent's writes
+    assert mapped[0] == -5
+    assert share.buffer(300_000) is buf and share.tasks([(buf,)])[0][0] == ref
+    other = share.buffer(10)                      # another size: a new file replaces it
+    assert other is not buf and not Path(ref.path).exists()
+    share.close()
+    assert not share.folder.exists()
+
+
 def test_parent_chunk_is_sized_to_finish_with_the_workers():
     from evolve.evolution.parallel import ParentAndWorkers
 

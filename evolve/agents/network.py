@@ -46,6 +46,13 @@ Speed. The forward pass is bound by streaming the weights from L2:
   (seat, hand, pub), bit for bit. A seat's record is used only when its header matches
   (magic, kind, ``w1_id``) and its checksum matches, so another agent's use of ``work`` or
   another network at the seat only costs a recomputation.
+
+A decision is ``network_layer1`` (the first layer), the second layer, and
+``network_choose`` (tanh, outputs of the legal cards). The lockstep driver
+(``evolve.lockstep``) calls the first and the last per deal and runs the second for all
+deals waiting for the same network at once (``network_layer2_many``, intrinsic
+``gemm_rows``): each weight row loaded serves up to ``GEMM_M`` deals, and every output
+is summed in the order of ``gemv_block``, so the cards are the same bit for bit.
 """
 
 from __future__ import annotations
@@ -286,6 +293,80 @@ def dot_block(typingctx, x, W, wofs, nv):
             hi = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(_I32, LANES), [(j + width) % LANES for j in range(LANES)]))
             v = builder.fadd(v, hi)
         return builder.extract_element(v, ir.Constant(_I32, 0))
+
+    return sig, codegen
+
+
+GEMM_M = 5      # deals per pass of ``gemm_rows`` over the weights
+GEMM_K = 5      # 16-lane column vectors per pass: GEMM_M x GEMM_K accumulators in registers
+
+
+@intrinsic
+def gemm_rows(typingctx, X, xofs, m, n, W, wofs, ld, b, bofs, Y, yofs, ycol, nv):
+    """For k < m (1..GEMM_M) and the 16-lane column vectors j < nv:
+    ``Y[yofs[k] + ycol + 16j : +16] = b[bofs + 16j : +16] + sum over r < n of
+    X[xofs[k] + r] * W[wofs + r * ld + 16j : +16]`` (float32). Each output is summed as
+    ``gemv_block`` sums it (from the bias, rows in order, one fused multiply-add each), so
+    the result is bit for bit that of ``m`` calls of ``gemv_block``; but every weight row
+    loaded serves up to GEMM_M deals (GEMM_M x GEMM_K accumulators stay in registers).
+    No bounds are checked."""
+    sig = types.void(X, xofs, m, n, W, wofs, ld, b, bofs, Y, yofs, ycol, nv)
+
+    def codegen(context, builder, signature, args):
+        ta = signature.args
+        xa, xoa, m_, n_, wa, wofs_, ld_, ba, bofs_, ya, yoa, ycol_, nv_ = args
+        vec = ir.VectorType(_F32, LANES)
+        vptr = vec.as_pointer()
+        xp = _data(context, builder, ta[0], xa)
+        xo = _data(context, builder, ta[1], xoa)
+        wp = _data(context, builder, ta[4], wa)
+        bp = _data(context, builder, ta[7], ba)
+        yp = _data(context, builder, ta[9], ya)
+        yo = _data(context, builder, ta[10], yoa)
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32")
+        splat_mask = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
+        accs = [[cgutils.alloca_once(builder, vec) for _ in range(GEMM_K)] for _ in range(GEMM_M)]
+
+        def at(base, ofs):
+            return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vptr)
+
+        def i64(v):
+            return ir.Constant(_I64, v)
+
+        def emit(mm, kk, col):
+            """The pass over the rows for mm deals and kk column vectors from element col."""
+            xs = [builder.load(builder.gep(xo, [i64(k)], inbounds=True)) for k in range(mm)]
+            for k in range(mm):
+                for j in range(kk):
+                    init = builder.load(at(bp, builder.add(bofs_, builder.add(col, i64(j * LANES)))), align=4)
+                    builder.store(init, accs[k][j])
+            with cgutils.for_range(builder, n_) as loop:
+                r = loop.index
+                base = builder.add(builder.add(wofs_, builder.mul(r, ld_)), col)
+                ws = [builder.load(at(wp, builder.add(base, i64(j * LANES))), align=4) for j in range(kk)]
+                for k in range(mm):
+                    xv = builder.load(builder.gep(xp, [builder.add(xs[k], r)], inbounds=True))
+                    xv = builder.insert_element(ir.Constant(vec, ir.Undefined), xv, ir.Constant(_I32, 0))
+                    xv = builder.shuffle_vector(xv, ir.Constant(vec, ir.Undefined), splat_mask)
+                    for j in range(kk):
+                        builder.store(builder.call(fma, [xv, ws[j], builder.load(accs[k][j])]), accs[k][j])
+            for k in range(mm):
+                out = builder.add(builder.load(builder.gep(yo, [i64(k)], inbounds=True)), builder.add(ycol_, col))
+                for j in range(kk):
+                    builder.store(builder.load(accs[k][j]), at(yp, builder.add(out, i64(j * LANES))), align=4)
+
+        groups = builder.sdiv(builder.add(nv_, i64(GEMM_K - 1)), i64(GEMM_K))
+        with cgutils.for_range(builder, groups) as loop:
+            first = builder.mul(loop.index, i64(GEMM_K))
+            width = builder.sub(nv_, first)
+            col = builder.mul(first, i64(LANES))
+            for mm in range(1, GEMM_M + 1):
+                for kk in range(1, GEMM_K + 1):
+                    wide = builder.icmp_signed(">=" if kk == GEMM_K else "==", width, i64(kk))
+                    cond = builder.and_(builder.icmp_signed("==", m_, i64(mm)), wide)
+                    with builder.if_then(cond):
+                        emit(mm, kk, col)
+        return context.get_dummy_value()
 
     return sig, codegen
 
@@ -602,22 +683,25 @@ def _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, fresh_only
     return acc, n, fresh
 
 
-@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
-def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
-    """Both hidden layers for the seat's observation, into ``work``; returns
-    (h2, offset of W3T, offset of b3, padded n_h2) with offsets into
-    ``params.view(float32)``."""
-    acc, n, fresh = _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, False)
-    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
-    w32 = params.view(np.float32)
+@njit(cache=True, inline="always")
+def _offsets(params, lo, n_in, n_h1, p1, p2, w1):
+    """Offsets into ``params.view(float32)`` of b1, W2, b2, W3T and b3."""
     b1 = w1 + n_in * p1
     w2 = b1 + p1
     b2 = w2 + n_h1 * p2
     w3 = b2 + p2
-    b3 = w3 + n_out * p2
-    f32 = f64.view(np.float32)
-    h1 = f32[0:p1]
-    h2 = f32[p1:p1 + p2]
+    return b1, w2, b2, w3, w3 + np.int64(params[lo + 4]) * p2
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """The first hidden layer for the seat's observation, into ``h1`` of the seat's
+    region of ``work``; returns (number of first-layer rows summed, fresh start)."""
+    acc, n, fresh = _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, False)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    h1 = f64.view(np.float32)[0:p1]
     a = f64.view(np.int32)[acc:acc + p1]
     bias = w32[b1:b1 + p1]
     scale = _F(params[lo + H_W1_SCALE])
@@ -627,11 +711,35 @@ def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
         bv = bias[v:v + LANES]
         for j in range(LANES):
             hv[j] = fast_tanh(_F(av[j]) * scale + bv[j])
-    _dense(h1, None, n_h1, w32, w2, n_h1, w32, b2, h2, 0, p2)
+    return n, fresh
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _tanh_h2(params, lo, seat, work):
+    """tanh of the second layer's sums in ``h2`` (in place); returns (h2, offset of W3T,
+    offset of b3, padded n_h2) with offsets into ``params.view(float32)``."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    h2 = f64.view(np.float32)[p1:p1 + p2]
     for v in range(0, p2, LANES):
         hv = h2[v:v + LANES]
         for j in range(LANES):
             hv[j] = fast_tanh(hv[j])
+    return h2, w3, b3, p2
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """Both hidden layers for the seat's observation, into ``work``; returns
+    (h2, offset of W3T, offset of b3, padded n_h2, rows summed, fresh start) with offsets
+    into ``params.view(float32)``."""
+    n, fresh = _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    f32 = f64.view(np.float32)
+    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
     return h2, w3, b3, p2, n, fresh
 
 
@@ -686,13 +794,10 @@ def _top_strength(rules, mode):
     return float(top)
 
 
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
-def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
-    """The legal card with the highest network output (a lone legal card at once).
-    (``evolve.games.bits.kernel`` flags plus ``error_model="numpy"``, see ``fast_tanh``.)"""
-    if count(legal) == 1:
-        return lowest(legal)
-    h2, w3, b3, p2, n, fresh = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2):
+    """The legal card with the highest output, given the second hidden layer ``h2`` (plus
+    the direct term of each card, with direct connections)."""
     direct = params[lo + H_DIRECT] > 0
     d_ofs = b3 + np.int64(params[lo + 4])
     top = _top_strength(rules, mode) if direct else 1.0
@@ -725,6 +830,76 @@ def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs
                     best = c
             pos += 1
     return best
+
+
+# A decision is three compiled functions, so that the lockstep kernel (``evolve.lockstep``),
+# which runs the second layer for many deals at once, shares the other two with
+# ``network_card`` (one compilation, ~17 s for the first) and computes the same numbers.
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """First step of a decision: the first hidden layer into ``work``."""
+    _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
+
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work):
+    """Last step of a decision, once the second layer's sums are in ``h2``: tanh, then
+    the legal card with the highest output."""
+    h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
+    return _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
+
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
+    """The legal card with the highest network output (a lone legal card at once).
+    (``evolve.games.bits.kernel`` flags plus ``error_model="numpy"``, see ``fast_tanh``.)"""
+    if count(legal) == 1:
+        return lowest(legal)
+    network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    f32 = f64.view(np.float32)
+    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    return network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work)
+
+
+# ------------------------------------------------------------- lockstep (many deals)
+@njit(cache=True, _nrt=False)
+def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
+    """The second layer of ``network_card`` for ``m`` deals that wait for the network at
+    ``params[lo:]`` (``evolve.lockstep``): deal k's scratch memory is ``work[slots[k]]`` (a
+    row per deal) and its seat ``seats[slots[k]]``; its second layer's sums go into its
+    ``h2``, summed in the order of ``network_card`` (the same numbers, bit for bit), but
+    each weight row loaded serves up to ``GEMM_M`` deals. ``xofs``, ``yofs`` are int64
+    scratch of at least ``GEMM_M`` entries."""
+    n_in = np.int64(params[lo + 1])
+    n_h1 = np.int64(params[lo + 2])
+    n_h2 = np.int64(params[lo + 3])
+    p1 = (n_h1 + LANES - 1) // LANES * LANES
+    p2 = (n_h2 + LANES - 1) // LANES * LANES
+    w1 = 2 * (lo + HEADER)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    row = work.shape[1]
+    region = row // 4 // 8 * 8                      # as _seat_region, in float64 slots
+    flat = work.reshape(-1).view(np.float32)
+    nv = p2 // LANES
+    npass = (nv + KMAX - 1) // KMAX
+    base = nv // npass
+    extra = nv - base * npass
+    for g in range(0, m, GEMM_M):
+        mb = min(GEMM_M, m - g)
+        for k in range(mb):
+            s = slots[g + k]
+            xofs[k] = 2 * (s * row + seats[s] * region)      # h1 of the seat's region
+            yofs[k] = xofs[k] + p1                           # h2
+        col = 0
+        for p in range(npass):                               # the blocks of ``_dense``
+            k = base + 1 if p < extra else base
+            gemm_rows(flat, xofs, mb, n_h1, w32, w2 + n_h1 * col, k * LANES, w32, b2 + col, flat, yofs, col, k)
+            col += k * LANES
 
 
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")

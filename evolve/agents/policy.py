@@ -118,7 +118,9 @@ def choose_card(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work)
     lo = kinds[PLAY_LO + seat]
     hi = kinds[PLAY_HI + seat]
     if kind < NETWORK_KINDS[1]:
-        return play_network(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
+        # mode as an int64 even where it is a constant (Spades: literal 0), so that the
+        # lockstep kernel (mode from an array) shares the compiled network functions
+        return play_network(kind, params, lo, hi, seat, rules, np.int64(mode), hand, legal, pub, rngs, work)
     if kind < RULE_KINDS[1]:
         return play_rules(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs)
     if kind < SEARCH_KINDS[1]:

@@ -205,9 +205,11 @@ def split_seats(text: str) -> list[str]:
     return parts
 
 
-def pack_tables(tables: np.ndarray, specs: list[AgentSpec]) -> tuple[np.ndarray, np.ndarray]:
+def pack_tables(tables: np.ndarray, specs: list[AgentSpec], alloc=None) -> tuple[np.ndarray, np.ndarray]:
     """Seat arrays for many tables at once: ``tables[t, s]`` indexes ``specs``. Returns
-    ``(seat_ints [T, SEAT_INTS], params)`` where every spec's parameters are stored once."""
+    ``(seat_ints [T, SEAT_INTS], params)`` where every spec's parameters are stored once.
+    ``alloc(n)``, if given, supplies the float64 array of n values that ``params`` is
+    written into (e.g. shared memory that worker processes map)."""
     tables = np.asarray(tables, dtype=np.int64).reshape(-1, 4)
     chunks, play_at, bid_at, pos = [], [], [], 0
     for spec in specs:
@@ -222,7 +224,11 @@ def pack_tables(tables: np.ndarray, specs: list[AgentSpec]) -> tuple[np.ndarray,
     ints[:, BID_KIND:BID_KIND + 4] = np.array([s.bid_kind for s in specs], np.int64)[tables]
     ints[:, PLAY_LO:PLAY_LO + 4], ints[:, PLAY_HI:PLAY_HI + 4] = play_at[tables, 0], play_at[tables, 1]
     ints[:, BID_LO:BID_LO + 4], ints[:, BID_HI:BID_HI + 4] = bid_at[tables, 0], bid_at[tables, 1]
-    params = np.concatenate(chunks) if pos else np.zeros(1)
+    if alloc is None or not pos:
+        params = np.concatenate(chunks) if pos else np.zeros(1)
+    else:
+        params = alloc(pos)
+        np.concatenate(chunks, out=params)
     return ints, params
 
 

@@ -13,17 +13,17 @@ import numpy as np
 
 def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repeats: int = 3,
                      generations: int = 3, games: int | None = None, rounds: int | None = None,
-                     backend: str | None = None) -> dict:
+                     backend: str | None = None, evaluation: str | None = None) -> dict:
     """Rounds/s of evaluating ``generations`` generations for each worker count
     (``games`` / ``rounds`` override the config's tournament size, ``backend`` its
-    parallel backend). When ``games`` tables seat fewer members than the population, the
+    parallel backend, ``evaluation`` its ``[evolution] evaluation``). When ``games`` tables seat fewer members than the population, the
     population shrinks to the members they seat (a run must seat every member)."""
     from evolve.evolution.config import load_config
     from evolve.evolution.parallel import make_runner
     from evolve.evolution.runner import Evolution
 
     cfg = load_config(config)
-    over = {k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds)) if v}
+    over = {k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds), ("evaluation", evaluation)) if v}
     if games:
         from evolve.evolution.tournament import member_seats
 
@@ -35,7 +35,8 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
     evo = Evolution(cfg, progress=False)
     state = evo.initial_state()
     specs = evo.member_specs(state.population)
-    out = {"config": str(config), "backend": cfg.parallel["backend"], "population": len(specs),
+    out = {"config": str(config), "backend": cfg.parallel["backend"], "evaluation": cfg.evolution["evaluation"],
+           "population": len(specs),
            "rounds_per_generation": cfg.evolution["games_per_generation"] * cfg.evolution["rounds_per_game"]}
     with ExitStack() as stack:
         runners = {w: stack.enter_context(make_runner(cfg.parallel["backend"], w, cfg.parallel["scheduler"]))

@@ -52,11 +52,13 @@ def render_against_founder(rows: list[dict], partnership: bool) -> str:
     return "\n".join(lines)
 
 
-def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1) -> list[dict]:
-    """One row per opponent with the champion's figures."""
+def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1,
+              lockstep: bool = False) -> list[dict]:
+    """One row per opponent with the champion's figures (``lockstep``: played by
+    ``evolve.lockstep``, the same figures)."""
     rows = []
     for opp in opponents:
-        r = play(game, _seats(champion_spec, opp, game), deals, seed, workers=workers)
+        r = play(game, _seats(champion_spec, opp, game), deals, seed, workers=workers, lockstep=lockstep)
         played = ~r.passed_out
         row = {"opponent": opp, "deals": int(played.sum())}
         if game.partnership:

@@ -115,6 +115,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
                                     "champion play the same fixed deals against each; empty: the first of "
                                     "`opponents`, or Random)", lambda v: all(isinstance(x, str) for x in v)),
         "elite": Key((int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos),
+        "evaluation": Key((str,), "sequential", "sequential (one deal after another) or lockstep (many deals at once, "
+                          "network decisions batched: the same results, faster)", lambda s: s in ("sequential", "lockstep")),
     },
     "imitation": {
         "teacher": Key((str,), "", "a seat string such as \"ismcts:iterations=200\" (empty: no warm start, the study)"),
@@ -142,7 +144,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
 # picks its champion differently); every other key fixes what has happened so far.
 EXTENDABLE = {("evolution", k) for k in ("generations", "patience", "max_generations", "checkpoint_every",
                                          "checkpoint_seconds", "champion", "validation_deals", "elite",
-                                         "progress_every", "progress_deals")} | {
+                                         "progress_every", "progress_deals", "evaluation")} | {
     ("experiment", "description")}
 ADDED_KEYS = {("evolution", "checkpoint_seconds"): 30.0, ("evolution", "algorithm"): "ga",
               ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent",
@@ -194,6 +196,7 @@ class Config:
     def _determining(self) -> dict:
         d = json.loads(json.dumps(self.as_dict(), default=str))
         d["parallel"] = {}
+        d["evolution"].pop("evaluation", None)    # how deals are played, not what: the same results
         if not d["imitation"]["teacher"]:
             del d["imitation"]      # configs without a warm start keep their earlier hashes
         if d["agent"]["kind"] == "network":

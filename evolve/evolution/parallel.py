@@ -79,6 +79,7 @@ class LocalShare:
         self.folder = Path(tempfile.mkdtemp(prefix="trick-evolve-", dir=base))
         self.counter = itertools.count()
         self.files: list[tuple[SharedArray, np.memmap]] = []
+        self.own: tuple[SharedArray, np.ndarray] | None = None     # see ``buffer``
 
     def _file(self, slot: int, a: np.ndarray) -> SharedArray:
         if slot < len(self.files):
@@ -93,14 +94,32 @@ class LocalShare:
         self.files[slot:slot + 1] = [(SharedArray(str(path), os.stat(path).st_ino), mapped)]
         return self.files[slot][0]
 
+    def buffer(self, n: int, dtype=np.float64) -> np.ndarray:
+        """A 1-D array of ``n`` values in a file of its own, for the caller to fill and to
+        pass in a task as it is: ``tasks`` hands it over without a copy, and the caller
+        reads the very pages the workers map. The same file (and array) while ``n`` and
+        ``dtype`` stay the same; refilling it is the caller's next call."""
+        dtype = np.dtype(dtype)
+        if self.own is None or self.own[1].shape != (n,) or self.own[1].dtype != dtype:
+            if self.own is not None:
+                Path(self.own[0].path).unlink(missing_ok=True)
+            path = self.folder / f"a{next(self.counter)}.npy"
+            # a plain ndarray view of the map: Numba types it as the arrays it was compiled for
+            mapped = np.asarray(np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n,)))
+            self.own = (SharedArray(str(path), os.stat(path).st_ino), mapped)
+        return self.own[1]
+
     def tasks(self, tasks):
-        """The tasks with every large array replaced by a ``SharedArray``."""
+        """The tasks with every large array replaced by a ``SharedArray`` (the array of
+        ``buffer`` by its own file, without a copy)."""
         saved: dict[int, SharedArray] = {}
         out = []
         for task in tasks:
             row = []
             for a in task:
-                if isinstance(a, np.ndarray) and a.nbytes >= SHARE_BYTES:
+                if self.own is not None and a is self.own[1]:
+                    a = self.own[0]
+                elif isinstance(a, np.ndarray) and a.nbytes >= SHARE_BYTES:
                     if id(a) not in saved:
                         saved[id(a)] = self._file(len(saved), a)
                     a = saved[id(a)]
@@ -110,6 +129,7 @@ class LocalShare:
 
     def close(self):
         self.files = []
+        self.own = None
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -132,6 +152,11 @@ class ParentAndWorkers:
         self.parent_rate: float | None = None   # tables per second
         self.worker_rate: float | None = None   # tables per second (the slowest worker)
         self.calls = 0
+
+    def params_buffer(self, n: int) -> np.ndarray:
+        """Where ``Tournament.evaluate`` packs a generation's parameters: the shared file
+        the workers map (``LocalShare.buffer``), or plain memory for threads."""
+        return self.share.buffer(n) if self.share else np.empty(n)
 
     def split(self, n_tables: int, chunks: int) -> np.ndarray:
         """Table bounds of the chunks: the parent's first, the workers' equal."""

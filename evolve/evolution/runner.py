@@ -176,7 +176,8 @@ class Evolution:
                               f"teacher for agent.kind = {cfg.agent['kind']!r}")
         self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
                                      ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
-                                     ev["partner"] == "self", ev["common_random_numbers"])
+                                     ev["partner"] == "self", ev["common_random_numbers"],
+                                     ev["evaluation"] == "lockstep")
         self.toolbox = make_toolbox(ev["selection"], ev["mutation_operator"], ev["mutation_sigma"])
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
@@ -454,7 +455,7 @@ class Evolution:
         for opponent in self.validation_opponents:
             seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
             r = play(self.game, seats, deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
-                     workers=self.workers)
+                     workers=self.workers, lockstep=self.config.evolution["evaluation"] == "lockstep")
             out.append(seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64))
         return np.concatenate(out)
 

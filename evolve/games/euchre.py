@@ -114,6 +114,17 @@ def score_deal(tricks, maker, alone, score):
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Euchre deal: bidding, discard, going alone, five tricks, scoring."""
+    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
+    if mode >= 0:
+        play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
+        finish(rules, pub, rec, i)
+
+
+@template(_nrt=False, inline="always")
+def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Everything before the card play: the deal, both bidding rounds, the dealer's
+    discard and going alone. Returns the trump mode (-1: everybody passed, no play),
+    the first leader and the seat that sits out (-1 for none)."""
     deal_hands(deck, 5, hands, rec, i)
     up = deck[20]
     pub[UPCARD] = up
@@ -164,7 +175,7 @@ def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
                     break
             if trump < 0:
                 rec.mode[i] = -1
-                return
+                return -1, -1, -1
         pub[MODE] = trump
         pub[MAKER] = maker
         alone = choose_euchre_alone(kinds, params, maker, rules, hands[maker], pub, rngs, trump)
@@ -177,7 +188,14 @@ def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     out = (maker + 2) % 4 if alone else -1
     leader = forehand if forehand != out else (forehand + 1) % 4
     rec.first_leader[i] = leader
-    play_tricks(rules, trump, kinds, params, hands, pub, rngs, work, leader, out)
+    return trump, leader, out
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish(rules, pub, rec, i):
+    """Everything after the card play: the record of the play and the scores."""
+    maker = pub[MAKER]
+    alone = pub[ALONE] != 0
     record_play(rules, pub, rec, i)
     rec.points[i, 0] = rec.tricks[i, 0] + rec.tricks[i, 2]
     rec.points[i, 1] = rec.tricks[i, 1] + rec.tricks[i, 3]

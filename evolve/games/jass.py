@@ -103,6 +103,15 @@ def score_deal(rules, mode, tricks, points, score):
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Schieber deal: trump declaration with push, nine tricks, scoring."""
+    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
+    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
+    finish(rules, pub, rec, i)
+
+
+@template(_nrt=False, inline="always")
+def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Everything before the card play: the deal and the trump declaration (with push).
+    Returns the trump mode, the first leader and the seat that sits out (-1)."""
     deal_hands(deck, 9, hands, rec, i)
     forehand = (dealer + 1) % 4
     declarer = forehand
@@ -122,7 +131,13 @@ def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     rec.mode[i] = mode
     rec.maker[i] = declarer
     rec.first_leader[i] = forehand
-    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, forehand, -1)
+    return mode, forehand, -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish(rules, pub, rec, i):
+    """Everything after the card play: the record of the play and the scores."""
+    mode = pub[MODE]
     record_play(rules, pub, rec, i)
     score_deal(rules, mode, rec.tricks[i], rec.points[i], rec.score[i])
 

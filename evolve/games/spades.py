@@ -130,6 +130,15 @@ def score_deal(rules, bids, tricks, score, bags):
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Spades deal: bidding (if any), thirteen tricks, scoring."""
+    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
+    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
+    finish(rules, pub, rec, i)
+
+
+@template(_nrt=False, inline="always")
+def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Everything before the card play: the deal and the bidding (if any). Returns the
+    trump mode, the first leader and the seat that sits out (-1)."""
     deal_hands(deck, 13, hands, rec, i)
     forehand = (dealer + 1) % 4
     bidding = rules[P_BIDDING]
@@ -148,7 +157,12 @@ def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
             rec.bids[i, seat] = b
     rec.mode[i] = 0
     rec.first_leader[i] = forehand
-    play_tricks(rules, 0, kinds, params, hands, pub, rngs, work, forehand, -1)
+    return 0, forehand, -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish(rules, pub, rec, i):
+    """Everything after the card play: the record of the play and the scores."""
     record_play(rules, pub, rec, i)
     t = rec.tricks[i]
     rec.points[i, 0] = t[0] + t[2]

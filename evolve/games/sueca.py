@@ -91,6 +91,15 @@ def score_deal(tricks, points, score):
 @template(_nrt=False)
 def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     """Play one Sueca deal: trump from the dealer's card (or a random card), ten tricks."""
+    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
+    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
+    finish(rules, pub, rec, i)
+
+
+@template(_nrt=False, inline="always")
+def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
+    """Everything before the card play: the deal and the trump card. Returns the trump
+    mode, the first leader and the seat that sits out (-1)."""
     deal_hands(deck, 10, hands, rec, i)
     if rules[P_SETUP] == 1:
         shown = deck[below(rngs, DEAL_STREAM, 40)]
@@ -104,7 +113,12 @@ def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
     pub[MODE] = trump
     rec.mode[i] = trump
     rec.first_leader[i] = leader
-    play_tricks(rules, trump, kinds, params, hands, pub, rngs, work, leader, -1)
+    return trump, leader, -1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def finish(rules, pub, rec, i):
+    """Everything after the card play: the record of the play and the scores."""
     record_play(rules, pub, rec, i)
     score_deal(rec.tricks[i], rec.points[i], rec.score[i])
 
