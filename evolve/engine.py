@@ -51,6 +51,24 @@ def shuffle(deck, rngs, stream):
             c -= 1
 
 
+@kernel
+def deal_cards(key, index, rngs, deck, decks, row):
+    """Start deal ``index`` of the run with key ``key``: seed its random streams (the
+    deal's own and each seat's) into ``rngs``, and put its deck in ``deck``: row ``row`` of
+    ``decks`` when decks are given, else a shuffle from the deal stream."""
+    dk = deal_key(key, index)
+    rngs[DEAL_STREAM] = stream_state(dk, 0)
+    for s in range(4):
+        rngs[s] = stream_state(dk, 1 + s)
+    if decks.shape[0] > 0:
+        for c in range(deck.shape[0]):
+            deck[c] = decks[row, c]
+    else:
+        for c in range(deck.shape[0]):
+            deck[c] = c
+        shuffle(deck, rngs, DEAL_STREAM)
+
+
 @template(nogil=True)   # lets the parent's executor threads run while it plays a chunk too
 def play_batch_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work):
     """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
@@ -65,20 +83,8 @@ def play_batch_kernel(rules, tables, per_table, params, key, start, n, decks, de
     pub = np.empty(PUB_SIZE, np.int64)
     hands = np.zeros(4, np.uint64)
     rngs = np.empty(N_STREAMS, np.uint64)
-    given = decks.shape[0] > 0
     for j in range(n):
-        idx = start + j
-        dk = deal_key(key, idx)
-        rngs[DEAL_STREAM] = stream_state(dk, 0)
-        for s in range(4):
-            rngs[s] = stream_state(dk, 1 + s)
-        if given:
-            for c in range(n_cards):
-                deck[c] = decks[j, c]
-        else:
-            for c in range(n_cards):
-                deck[c] = c
-            shuffle(deck, rngs, DEAL_STREAM)
+        deal_cards(key, start + j, rngs, deck, decks, j)
         dealer = dealers[j]
         kinds = tables[min(j // per_table, tables.shape[0] - 1)]
         reset_pub(pub, dealer)
@@ -95,7 +101,7 @@ def batch_kernel(game: int, families=(), root=None):
     """The batch kernel of game ``game`` (``rules[P_GAME]``) with the card-play agent
     families ``families`` compiled in (random play and every bidder always are).
     ``root``: another kernel template with the batch kernel's hooks (and ``game_setup``,
-    ``game_finish``, ``shuffle``), e.g. ``evolve.lockstep.play_lockstep_kernel``."""
+    ``game_finish``, ``deal_cards``), e.g. ``evolve.lockstep.play_lockstep_kernel``."""
     fams = tuple(f.name for f in FAMILIES if f.name in set(families))
     root = play_batch_kernel if root is None else root
     key = (int(game), fams, id(root))
@@ -107,7 +113,7 @@ def batch_kernel(game: int, families=(), root=None):
                 module = DEALS[int(game)]
                 name = module.INFO.name
                 bindings = {"game_deal": Bound(name, module.deal), "game_setup": Bound(name, module.setup),
-                            "game_finish": Bound(name, module.finish), "shuffle": shuffle,
+                            "game_finish": Bound(name, module.finish), "deal_cards": deal_cards,
                             **card_bindings(fams), **BIDDING_HOOKS}
                 k = specialise(root, bindings)
                 _numba_cache.register_engine(k, name, fams)

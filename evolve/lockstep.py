@@ -28,7 +28,7 @@ import numpy as np
 from evolve.agents.network import GEMM_M, network_choose, network_layer1, network_layer2_many
 from evolve.engine import batch_kernel
 from evolve.agents.policy import NETWORK_KINDS, PLAY_KIND, PLAY_LO, families_of
-from evolve.games.bits import DEAL_STREAM, N_STREAMS, count, deal_key, stream_state
+from evolve.games.bits import N_STREAMS, count
 from evolve.games.rules import P_GAME, P_N_CARDS, legal_cards
 from evolve.games.state import PUB_SIZE, reset_pub
 from evolve.games.template import policy_hook, template
@@ -39,7 +39,7 @@ from evolve.games.tricks import open_play, play_card_step
 game_setup = policy_hook("game_setup", "(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i) -> (mode, leader, out)")
 game_finish = policy_hook("game_finish", "(rules, pub, rec, i)")
 choose_card = policy_hook("choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card")
-shuffle = policy_hook("shuffle", "(deck, rngs, stream)")
+deal_cards = policy_hook("deal_cards", "(key, index, rngs, deck, decks, row)")
 
 SLOTS = 128     # deals in play at once: more fill the queues better but spill the caches (measured 64-1024)
 
@@ -90,18 +90,8 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
                     j = next_deal
                     next_deal += 1
                     # as play_batch_kernel: the deal's streams, deck and dealer
-                    dk = deal_key(key, start + (j % period if period > 0 else j))
                     r = rngs[sl]
-                    r[DEAL_STREAM] = stream_state(dk, 0)
-                    for s in range(4):
-                        r[s] = stream_state(dk, 1 + s)
-                    if decks.shape[0] > 0:
-                        for c in range(n_cards):
-                            deck[c] = decks[j, c]
-                    else:
-                        for c in range(n_cards):
-                            deck[c] = c
-                        shuffle(deck, r, DEAL_STREAM)
+                    deal_cards(key, start + (j % period if period > 0 else j), r, deck, decks, j)
                     dealer = dealers[j]
                     kinds = tables[min(j // per_table, n_tables - 1)]
                     reset_pub(pub, dealer)

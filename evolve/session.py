@@ -35,10 +35,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from evolve.agents.registry import split_seats
-from evolve.engine import accumulate_games, shuffle
+from evolve.engine import accumulate_games, deal_cards
 from evolve.errors import UsageError
 from evolve.games import euchre, jass, spades, sueca
-from evolve.games.bits import DEAL_STREAM, N_STREAMS, below, deal_key, seed_key, stream_state
+from evolve.games.bits import DEAL_STREAM, N_STREAMS, below, seed_key
 from evolve.games.public import CALL_ALONE
 from evolve.games.registry import Game, make_game
 from evolve.games.rules import P_BIDDING
@@ -183,13 +183,9 @@ class Table:
         info = self.info
         self.deal_index = index
         self.dealer = (self.first_dealer + index) % 4
-        dk = np.uint64(deal_key(self._key, np.int64(index)))  # a Python int back from Numba
         rngs = np.empty(N_STREAMS, np.uint64)
-        rngs[DEAL_STREAM] = stream_state(dk, np.int64(0))
-        for s in range(4):
-            rngs[s] = stream_state(dk, np.int64(1 + s))
-        deck = np.arange(info.n_cards, dtype=np.int64)
-        shuffle(deck, rngs, DEAL_STREAM)
+        deck = np.empty(info.n_cards, np.int64)
+        deal_cards(self._key, np.int64(index), rngs, deck, np.empty((0, info.n_cards), np.int64), 0)
         h = info.hand_size
         self.dealt = [sorted(int(c) for c in deck[s * h:(s + 1) * h]) for s in range(4)]
         self.rest = [int(c) for c in deck[4 * h:]]

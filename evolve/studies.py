@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.agents.registry import AGENTS, PERFECT_NOTE, parse_seat, sees_hidden_hands, split_seats
+from evolve.agents.registry import AGENTS, PERFECT_NOTE, parse_seat, sees_hidden_hands
 from evolve.api import options_text, play, played_options
 from evolve.cli import Parser, run
 from evolve.errors import UsageError

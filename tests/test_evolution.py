@@ -4,23 +4,19 @@ across workers and backends, crash-and-resume, champion files."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from evolve.agents import load_champion
-from evolve.evolution.checkpoint import load_checkpoint
 from evolve.evolution.config import ConfigError, load_config
 from evolve.evolution.operators import (annealed_mutation, gaussian_mutation, make_toolbox, mutation_rate, next_generation,
                                        truncation, uniform_recombination)
 from evolve.evolution.runner import Evolution
-from evolve.evolution.tournament import Tournament, rotated_decks, seat_tables
+from evolve.evolution.tournament import rotated_decks, seat_tables
 from evolve.games.registry import make_game
 
 HERE = Path(__file__).parent

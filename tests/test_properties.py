@@ -319,7 +319,7 @@ def replay_deal(r, i, game, options, deck=None):
         assert cond, f"{game} {options} seed={r.seed} deal {i}: {msg}"
 
     info = GAMES[game]
-    nf, H, T = o.nf, info.hand_size, info.n_tricks
+    H, T = info.hand_size, info.n_tricks
     dealer = int(r.dealer[i])
     fh = (dealer + 1) % 4
     dealt = [int(c) for c in r.hands[i].ravel()] + [int(c) for c in r.rest[i]]

@@ -403,7 +403,6 @@ def test_jass_rule_based_pulls_trumps_with_the_buur():
     hands = [ja("JD 7D 6D AH KH AS 6S 6C 7C"), ja("9D AD KD QD 7H 8H 7S 8S 8C"),
              ja("10D 8D 6H 9H 10H JH 9S 10S 9C"), ja("QH JS QS KS 10C JC QC KC AC")]
     s = TrickState("jass", hands, 0, 0)
-    from evolve.games.state import MAKER
     s.pub[MAKER] = 0
     assert decide(s, "jass_rule_based") == ja("JD")[0]
     # the defending side does not lead trumps: it cashes a sure winner (an ace that

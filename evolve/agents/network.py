@@ -534,7 +534,6 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
     first-layer sum, and whether ``acc`` must be cleared first; updates the record's input
     state. Returns (number of rows, from scratch)."""
     n_modes = rules[P_N_MODES]
-    n_cards = rules[P_N_CARDS]
     n_ranks = rules[P_N_RANKS]
     inv = (65536 + n_ranks - 1) // n_ranks
     st = rec64 + R_STATE

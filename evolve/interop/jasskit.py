@@ -190,7 +190,7 @@ def main(argv=None) -> int:
 
 
 def _compare_cli(args) -> int:
-    from evolve.stats import format_ci, format_comparison
+    from evolve.interop import cross_engine_report
 
     try:
         if args.games < 2 or args.deals < 2:
@@ -198,11 +198,10 @@ def _compare_cli(args) -> int:
         res = compare(args.seat, args.games, args.deals, args.seed)
     except (UsageError, ValueError) as e:
         raise UsageError(str(e)) from None
-    print(f"jass: {args.seat} (N/S, seats 0 and 2) vs random, % of the points")
-    print(f"  jass-kit Arena {format_ci(res['jasskit'], 2)}  ({args.games} games, jass-kit's random agent)")
-    print(f"  our engine     {format_ci(res['engine'], 2)}  ({args.deals} deals, our random agent)")
-    d = res["difference"]
-    print(f"  jass-kit - ours: {format_comparison(d, d['p'], 2)}")
+    print(cross_engine_report(f"jass: {args.seat} (N/S, seats 0 and 2) vs random, % of the points",
+                              ("jass-kit Arena", res["jasskit"], f"{args.games} games, jass-kit's random agent"),
+                              ("our engine", res["engine"], f"{args.deals} deals, our random agent"),
+                              res["difference"], 2))
     return 0
 
 

@@ -268,7 +268,7 @@ def compare(game: str, seat: str, hands: int, deals: int, seed: int = 0) -> dict
 
 def main(argv=None) -> int:
     """``python -m evolve.interop.openspiel compare --game spades --seat S``."""
-    from evolve.stats import format_ci, format_comparison
+    from evolve.interop import cross_engine_report
 
     ap = Parser(prog="python -m evolve.interop.openspiel",
                                  description="Cross-engine check: one match in OpenSpiel and in our engine.")
@@ -288,11 +288,9 @@ def main(argv=None) -> int:
         res = compare(args.game, args.seat, args.hands, args.deals, args.seed)
     except (UsageError, ValueError) as e:
         raise UsageError(str(e)) from None
-    print(f"{args.game}: {args.seat} (players 0, 2) vs uniform random, points per hand of side 0")
-    print(f"  OpenSpiel  {format_ci(res['openspiel'])}  ({args.hands} hands, {res['openspiel_seconds']:.1f} s)")
-    print(f"  our engine {format_ci(res['engine'])}  ({args.deals} deals)")
-    d = res["difference"]
-    print(f"  OpenSpiel - ours: {format_comparison(d, d['p'])}")
+    print(cross_engine_report(f"{args.game}: {args.seat} (players 0, 2) vs uniform random, points per hand of side 0",
+                              ("OpenSpiel", res["openspiel"], f"{args.hands} hands, {res['openspiel_seconds']:.1f} s"),
+                              ("our engine", res["engine"], f"{args.deals} deals"), res["difference"]))
     return 0
 
 
