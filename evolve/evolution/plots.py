@@ -28,7 +28,8 @@ def validation_label(config: dict) -> str:
 def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validation_label: str = "") -> Path:
     """Draw best / mean / spread (mean ± sd band, min-max band) per generation to a PNG,
     the generation's best on fixed deals against a fixed opponent with its 95% CI (where
-    the logbook has it), and the mutation rate or CMA-ES step size on a second axis. The
+    the logbook has it), and the mutation rate or CMA-ES step size on a second axis when it
+    changes. The
     legend sits below the axes, so it never covers the data."""
     import matplotlib
 
@@ -53,19 +54,23 @@ def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validat
                             color="tab:purple", alpha=0.25, label="its 95% CI")
             ax.plot(vg, [r["validation"] for r in val], color="tab:purple", lw=1.6, marker="o", ms=2.5,
                     label=validation_label or "best of generation on fixed deals vs a fixed opponent")
-        ax2 = ax.twinx()
+        # the GA's mutation rate or CMA-ES's step size on a right axis, when it moves (ES
+        # keeps its sigma fixed, and a flat line there would only take space)
         cma = all("sigma" in r for r in logbook)
-        ax2.plot(gen, get("sigma") if cma else get("mutation"), color="tab:green", lw=0.8, alpha=0.7,
-                 label="step size sigma (right axis)" if cma else "mutation rate m (right axis)")
-        ax2.set_ylabel("step size sigma" if cma else "mutation rate m", color="tab:green")
-        ax2.set_ylim(0, max(1.0, float(get("sigma").max()) if cma else 1.0))
+        rate = get("sigma") if cma else get("mutation")
+        if np.ptp(rate) > 0:
+            ax2 = ax.twinx()
+            name = "step size sigma" if cma else "mutation rate m"
+            ax2.plot(gen, rate, color="tab:green", lw=0.8, alpha=0.7, label=f"{name} (right axis)")
+            ax2.set_ylabel(name, color="tab:green")
+            ax2.set_ylim(0, max(1.0, float(rate.max())) if not cma else 1.1 * float(rate.max()))
     ax.set_xlabel("generation")
     ax.set_ylabel("fitness per round")
     ax.set_title(title or "fitness")
     ax.grid(alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
-    if len(gen):
-        h2, l2 = ax2.get_legend_handles_labels()
+    for other in fig.axes[1:]:
+        h2, l2 = other.get_legend_handles_labels()
         handles, labels = handles + h2, labels + l2
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.14, 1, 1))

@@ -100,7 +100,13 @@ class ProgressReporter(Reporter):
         if "validation" in record:
             self.validation = record["validation"]
         extra = {} if self.validation is None else {"val": f"{self.validation:.3f}"}
-        self.bar.set_postfix(best=f"{record['max']:.3f}", mean=f"{record['mean']:.3f}", m=f"{record['mutation']:.2f}",
+        # the GA's mutation rate, CMA-ES's step size; ES keeps its sigma fixed: nothing to show
+        algorithm = run.config.evolution["algorithm"]
+        if algorithm == "cma":
+            extra["sigma"] = f"{record['sigma']:.3g}"
+        elif algorithm == "ga":
+            extra["m"] = f"{record['mutation']:.2f}"
+        self.bar.set_postfix(best=f"{record['max']:.3f}", mean=f"{record['mean']:.3f}",
                              hof=f"{state.hof_fitness:.3f}", **extra)
         self.bar.update(1)
 
