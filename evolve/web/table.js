@@ -110,6 +110,9 @@ function render(v) {
   $("dealer").textContent = seatLabel(v.dealer);
   $("maker").textContent = v.maker >= 0 ? seatLabel(v.maker) : "-";
   const sides = v.score.length === 2 ? ["us (0+2)", "them (1+3)"] : [0, 1, 2, 3].map((s) => PLACES[s]);
+  // while a deal is played, the view counts tricks (Spades, Euchre) or card points
+  // (Sueca, Jass); the deal's score is in the "Final." line and in the game score
+  $("deal-label").textContent = ["jass", "sueca"].includes(v.game) ? "Card points this deal" : "Tricks this deal";
   $("deal-score").textContent = v.score.map((x, i) => `${sides[i]} ${x}`).join(", ");
   const last = v.results.length ? v.results[0] : null;
   const gs = over && last ? last.game_score : v.game_score;
