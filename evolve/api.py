@@ -24,8 +24,6 @@ from evolve.lockstep import play_lockstep
 from evolve.errors import UsageError
 from evolve.games.registry import Game, make_game
 from evolve.games.bits import seed_key
-from evolve.games.rules import P_BIDDING
-from evolve.games.spades import BID_STANDARD
 from evolve.games.tricks import DealRecord, new_record
 
 CHUNK = 1 << 14
@@ -196,8 +194,7 @@ def play(
     rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
     n_sides = g.n_sides
     score = rec.score[:, :n_sides]
-    bag_limit = 10 if g.rules[P_BIDDING] == BID_STANDARD and g.name == "spades" else 0
-    game_id, game_score, winner = accumulate_games(score, rec.bags, n_sides, g.target, bag_limit)
+    game_id, game_score, winner = accumulate_games(score, rec.bags, n_sides, g.target, g.bag_limit)
     return PlayResult(
         game=g, seats=specs, seed=seed, hands=rec.hands, rest=rec.rest, dealer=rec.dealer,
         trump=rec.mode, first_leader=rec.first_leader, tricks=rec.tricks, points=rec.points,

@@ -31,7 +31,7 @@ from evolve.agents.bidding import (EUCHRE_PASS, choose_euchre_alone, choose_euch
 from evolve.agents.policy import card_bindings, choose_card, families_of
 from evolve.agents.registry import pack_seats, parse_seat, sees_hidden_hands
 from evolve.errors import UsageError
-from evolve.games.bits import DEAL_STREAM, N_STREAMS, deal_key, seed_key, stream_state
+from evolve.games.bits import N_STREAMS, seed_key, seed_streams
 from evolve.games.euchre import CALL_ORDER, CALL_PASS
 from evolve.games.public import CALL_ALONE, CALL_PARTNER
 from evolve.games.registry import make_game
@@ -78,10 +78,7 @@ class Agent:
         if seed is not None:
             self.seed = int(seed)
             self._key = seed_key(self.seed)
-        dk = np.uint64(deal_key(self._key, np.int64(deal)))
-        self.rngs[DEAL_STREAM] = stream_state(dk, 0)
-        for s in range(4):
-            self.rngs[s] = stream_state(dk, 1 + s)
+        seed_streams(self._key, np.int64(deal), self.rngs)
         return self
 
     def _obs(self, obs) -> Observation:

@@ -22,7 +22,7 @@ from evolve import _numba_cache
 from evolve.agents.bidding import BIDDING_HOOKS
 from evolve.agents.policy import FAMILIES, PLAY_KIND, card_bindings, families_of
 from evolve.games import euchre, jass, spades, sueca
-from evolve.games.bits import DEAL_STREAM, N_STREAMS, deal_key, kernel, next_u64, stream_state
+from evolve.games.bits import DEAL_STREAM, N_STREAMS, kernel, next_u64, seed_streams
 from evolve.games.rules import GAME_EUCHRE, GAME_JASS, GAME_SPADES, GAME_SUECA, P_GAME, P_N_CARDS
 from evolve.games.state import PUB_SIZE, reset_pub
 from evolve.games.template import Bound, policy_hook, specialise, template
@@ -56,10 +56,7 @@ def deal_cards(key, index, rngs, deck, decks, row):
     """Start deal ``index`` of the run with key ``key``: seed its random streams (the
     deal's own and each seat's) into ``rngs``, and put its deck in ``deck``: row ``row`` of
     ``decks`` when decks are given, else a shuffle from the deal stream."""
-    dk = deal_key(key, index)
-    rngs[DEAL_STREAM] = stream_state(dk, 0)
-    for s in range(4):
-        rngs[s] = stream_state(dk, 1 + s)
+    seed_streams(key, index, rngs)
     if decks.shape[0] > 0:
         for c in range(deck.shape[0]):
             deck[c] = decks[row, c]
@@ -70,21 +67,23 @@ def deal_cards(key, index, rngs, deck, decks, row):
 
 
 @template(nogil=True)   # lets the parent's executor threads run while it plays a chunk too
-def play_batch_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work):
+def play_batch_kernel(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, period):
     """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec``.
 
     ``tables`` holds one ``seat_ints`` row (the four agents) per table; deal j is played
     by table ``j // per_table`` (so a whole tournament generation is one call).
     ``decks`` is either empty (shuffle from the deal stream) or holds one deck order per
     deal; ``dealers`` holds the dealer of each deal; ``work`` is the agents' scratch memory
-    (kernels may not allocate; see ``evolve.agents.policy.Workspace``)."""
+    (kernels may not allocate; see ``evolve.agents.policy.Workspace``). ``period`` > 0:
+    deal j draws the random streams of deal ``start + j % period`` (common random
+    numbers: every table of ``period`` deals plays the same streams)."""
     n_cards = rules[P_N_CARDS]
     deck = np.empty(n_cards, np.int64)
     pub = np.empty(PUB_SIZE, np.int64)
     hands = np.zeros(4, np.uint64)
     rngs = np.empty(N_STREAMS, np.uint64)
     for j in range(n):
-        deal_cards(key, start + j, rngs, deck, decks, j)
+        deal_cards(key, start + (j % period if period > 0 else j), rngs, deck, decks, j)
         dealer = dealers[j]
         kinds = tables[min(j // per_table, tables.shape[0] - 1)]
         reset_pub(pub, dealer)
@@ -121,13 +120,15 @@ def batch_kernel(game: int, families=(), root=None):
     return k
 
 
-def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, families=None):
-    """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec`` (see ``play_batch_kernel``)
-    with the kernel for the game and the agent families of ``tables`` (or ``families``,
-    a superset, so that batches of one run share one kernel)."""
+def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, families=None,
+               period: int = 0):
+    """Play deals ``start .. start+n-1`` into rows 0..n-1 of ``rec`` (see ``play_batch_kernel``,
+    also for ``period``) with the kernel for the game and the agent families of ``tables``
+    (or ``families``, a superset, so that batches of one run share one kernel)."""
     if families is None:
         families = families_of(np.asarray(tables)[..., PLAY_KIND:PLAY_KIND + 4])
-    batch_kernel(int(rules[P_GAME]), families)(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work)
+    batch_kernel(int(rules[P_GAME]), families)(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work,
+                                                   int(period))
 
 
 @njit(cache=True)

@@ -143,9 +143,8 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
 def play_lockstep(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, families=None,
                   slots: int = SLOTS, period: int = 0):
     """``evolve.engine.play_batch`` (same arguments, bit for bit the same results) by the
-    lockstep kernel, with up to ``slots`` deals in play at once. ``period`` > 0: deal j
-    draws the random streams of deal ``start + j % period``, as ``n / period`` calls of
-    ``play_batch`` with ``period`` deals each would (common random numbers)."""
+    lockstep kernel, with up to ``slots`` deals in play at once. ``period``: as in
+    ``play_batch`` (common random numbers)."""
     if families is None:
         families = families_of(np.asarray(tables)[..., PLAY_KIND:PLAY_KIND + 4])
     if int(slots) < 1:

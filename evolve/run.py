@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         if state.founders is not None and not np.array_equal(evo.natural(state.founders[:1])[0], champion.genome):
             founder = evo.member_specs(state.founders[:1])[0]
             extra = against_founder(spec, founder, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 2,
-                                    evo.workers)
+                                    evo.workers, cfg.evolution["evaluation"] == "lockstep")
             (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")
             print(f"\nwhat evolution added: champion vs its warm-start founder, {deals} paired deals each:")
             print(render_against_founder(extra, evo.game.partnership))

@@ -171,6 +171,7 @@ class Table:
         self.over = False
         self.winner = -1
         self.error = ""                   # the last remote bot failure, if any
+        self._observation = None          # (actions so far, the observation of the seat to act)
         self._start_deal(0)
 
     # ------------------------------------------------------------------ dealing
@@ -282,8 +283,12 @@ class Table:
             raise TableError("the table is over: no decision is due")
         if seat is not None and seat != self.to_act:
             raise TableError(f"it is seat {self.to_act}'s turn ({self.step}), not seat {seat}'s")
-        v = self.view(self.to_act)
-        return Observation.from_dict({k: v[k] for k in OBS_FIELDS})
+        # built once per position: the machine seats' decision and ``act``'s check share it
+        # (only an action moves the table on)
+        if self._observation is None or self._observation[0] != len(self.actions):
+            v = self.view(self.to_act)
+            self._observation = (len(self.actions), Observation.from_dict({k: v[k] for k in OBS_FIELDS}))
+        return self._observation[1]
 
     def legal(self) -> list[int]:
         """The legal actions of the seat to act (cards, bids or calls), from the rules layer."""
@@ -400,8 +405,7 @@ class Table:
         # game scores exactly as evolve.play sums them
         sc = np.array([r["score"] for r in self.results], np.int64).reshape(-1, n_sides)
         bg = np.array([r["bags"] for r in self.results], np.int64).reshape(-1, 2)
-        bag_limit = 10 if g.name == "spades" and g.rules[P_BIDDING] == spades.BID_STANDARD else 0
-        game_id, game_score, winner = accumulate_games(sc, bg, n_sides, g.target, bag_limit)
+        game_id, game_score, winner = accumulate_games(sc, bg, n_sides, g.target, g.bag_limit)
         self.results[-1]["game_id"] = int(game_id[-1])
         self.results[-1]["game_score"] = [int(x) for x in game_score[-1]]
         self.results[-1]["game_winner"] = int(winner[-1])

@@ -66,7 +66,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve.games.bits import GOLDEN, ONE, ZERO, bit, count, has, lowest, mix64
-from evolve.agents.rulebased import beats, may_beat, may_hold, next_active, partner_of, partner_winning
+from evolve.agents.rulebased import (may_beat, may_hold, next_active, partner_of, partner_winning,
+                                     trick_winner_pos)
 from evolve.games.rules import (GAME_EUCHRE, P_GAME, P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS, card_key, points_of,
                                 strength_of, suit_of)
 from evolve.games.state import (
@@ -750,47 +751,58 @@ def _output(params, h2, w3, b3, p2, out):
 
 
 @njit(cache=True, inline="always")
-def _direct_features(rules, mode, seat, hand, pub, card, top, partner_wins):
-    """The DIRECT_FEATURES direct features of ``card`` (a tuple), from what ``seat``
-    sees (its hand and the public state): 0 the card would win the trick as it stands (or
+def _direct_context(rules, mode, seat, hand, pub):
+    """What the direct features of every card of one decision share, computed once per
+    decision: the mode's highest strength, whether the partner is winning the trick, the
+    cards played so far in the trick, the led suit and the winning card's trick key (when
+    the trick is not empty), and the cards that the opponents still to play may hold."""
+    top = 1
+    for c in range(rules[P_N_CARDS]):
+        top = max(top, strength_of(rules, mode, c))
+    nplayed = pub[NPLAYED]
+    led = -1
+    win_key = 0
+    if nplayed > 0:
+        led = suit_of(rules, mode, pub[TRICK_CARDS])
+        win_key = card_key(rules, mode, pub[TRICK_CARDS + trick_winner_pos(rules, mode, pub)], led)
+    partner = partner_of(rules, seat, pub)
+    threat = ZERO
+    s = seat
+    for _ in range(pub[N_ACTIVE] - nplayed - 1):
+        s = next_active(pub, s)
+        if s != partner:
+            threat |= may_hold(rules, mode, seat, hand, pub, s)
+    return float(top), partner_winning(rules, mode, seat, pub), nplayed, led, win_key, threat
+
+
+@njit(cache=True, inline="always")
+def _direct_features(rules, mode, card, ctx):
+    """The DIRECT_FEATURES direct features of ``card`` (a tuple), from what the seat sees
+    (``ctx``: its ``_direct_context``): 0 the card would win the trick as it stands (or
     leads it); 1 it wins the trick for certain (no opponent still to play may beat it, by
-    the voids shown); 2 its strength in [0, 1] (``top``: the mode's highest strength); 3 its
+    the voids shown); 2 its strength in [0, 1] of the mode's highest strength; 3 its
     strength while the partner is winning the trick, else 0; 4 its card points / 20; 5 its
     strength if it would win as it stands, else 0."""
-    nplayed = pub[NPLAYED]
-    wins = nplayed == 0 or beats(rules, mode, pub, card, False)
-    led = suit_of(rules, mode, card) if nplayed == 0 else suit_of(rules, mode, pub[TRICK_CARDS])
-    sure = wins
-    if wins:
-        key = card_key(rules, mode, card, led)
-        partner = partner_of(rules, seat, pub)
-        s = seat
-        for _ in range(pub[N_ACTIVE] - nplayed - 1):
-            s = next_active(pub, s)
-            if s != partner and may_beat(rules, mode, may_hold(rules, mode, seat, hand, pub, s), led, key):
-                sure = False
-                break
+    top, partner_wins, nplayed, led_now, win_key, threat = ctx
+    led = suit_of(rules, mode, card) if nplayed == 0 else led_now
+    key = card_key(rules, mode, card, led)
+    wins = nplayed == 0 or key > win_key
+    # "some opponent may beat it" for each opponent is "the cards any of them may hold
+    # include a better one"
+    sure = wins and not may_beat(rules, mode, threat, led, key)
     strength = strength_of(rules, mode, card) / top
     return (1.0 if wins else 0.0, 1.0 if sure else 0.0, strength, strength if partner_wins else 0.0,
             points_of(rules, mode, card) / 20.0, strength if wins else 0.0)
 
 
 @njit(cache=True, inline="always")
-def _direct_term(params, d_ofs, rules, mode, seat, hand, pub, card, top, partner_wins):
+def _direct_term(params, d_ofs, rules, mode, card, ctx):
     """DIRECT_SCALE x the dot product of the card's direct features and the weights D."""
-    f = _direct_features(rules, mode, seat, hand, pub, card, top, partner_wins)
+    f = _direct_features(rules, mode, card, ctx)
     w32 = params.view(np.float32)
     total = (w32[d_ofs] * f[0] + w32[d_ofs + 1] * f[1] + w32[d_ofs + 2] * f[2] + w32[d_ofs + 3] * f[3]
              + w32[d_ofs + 4] * f[4] + w32[d_ofs + 5] * f[5])
     return _F(DIRECT_SCALE * total)
-
-
-@njit(cache=True, inline="always")
-def _top_strength(rules, mode):
-    top = 1
-    for c in range(rules[P_N_CARDS]):
-        top = max(top, strength_of(rules, mode, c))
-    return float(top)
 
 
 @njit(cache=True, inline="always", fastmath=True, error_model="numpy")
@@ -799,8 +811,7 @@ def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
     the direct term of each card, with direct connections)."""
     direct = params[lo + H_DIRECT] > 0
     d_ofs = b3 + np.int64(params[lo + 4])
-    top = _top_strength(rules, mode) if direct else 1.0
-    partner_wins = direct and partner_winning(rules, mode, seat, pub)
+    ctx = _direct_context(rules, mode, seat, hand, pub) if direct else (1.0, False, 0, -1, 0, ZERO)
     best = -1
     best_v = _F(-3.0e38)
     if kind == NET_CARD:
@@ -810,7 +821,7 @@ def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
             m &= m - ONE
             v = _output(params, h2, w3, b3, p2, c)
             if direct:
-                v += _direct_term(params, d_ofs, rules, mode, seat, hand, pub, c, top, partner_wins)
+                v += _direct_term(params, d_ofs, rules, mode, c, ctx)
             if v > best_v:
                 best_v = v
                 best = c
@@ -823,7 +834,7 @@ def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
             if has(legal, c):
                 v = _output(params, h2, w3, b3, p2, pos)
                 if direct:
-                    v += _direct_term(params, d_ofs, rules, mode, seat, hand, pub, c, top, partner_wins)
+                    v += _direct_term(params, d_ofs, rules, mode, c, ctx)
                 if v > best_v:
                     best_v = v
                     best = c

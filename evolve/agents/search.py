@@ -354,9 +354,8 @@ def rollout_reference(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
 
 @kernel
 def load_state(pub, p, iw, hat, deal_at, upto=HISTORY):
-    """Copy ``pub[:upto]`` (by default the live part: the fast playouts never read the
-    history; guided playouts and the value network need all of it) and the sampled deal
-    into the playout state."""
+    """Copy ``pub[:upto]`` (by default the live part; see ``_state_size``) and the sampled
+    deal into the playout state."""
     for i in range(upto):
         p[i] = pub[i]
     for s in range(4):
@@ -422,6 +421,14 @@ def policy_rollout(rules, mode, p, iw, hat, nxt, out, first, params, rkind, rlo,
 def _guided(pc):
     """The playouts follow a rollout agent or stop at a value-network cutoff."""
     return pc[0] >= 0 or pc[3] > 0
+
+
+@kernel
+def _state_size(pc):
+    """How much of the public state a playout needs copied: all of it (the trick history
+    too) when a rollout agent plays the cards, which may read the history; else the live
+    part (the fast playouts and the value network never read the history)."""
+    return PUB_SIZE if pc[0] >= 0 else HISTORY
 
 
 @kernel
@@ -561,7 +568,7 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
         return ERR_WORK
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
-    full = PUB_SIZE if _guided(pc) else HISTORY
+    full = _state_size(pc)
     _new_node(iw, work, 0, -1, -1, -1)
     n_nodes = 1
     for _ in range(n_iter):
@@ -637,7 +644,7 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
         return ERR_WORK
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
-    full = PUB_SIZE if _guided(pc) else HISTORY
+    full = _state_size(pc)
     _clear_sums(work, legal)
     for d in range(n_det):
         if not perfect:
@@ -709,6 +716,7 @@ def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, wor
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
     q = pub[NPLAYED]
+    full = _state_size(pc)
     nh = np.int64(params[pc[4] + 1])
     h = rw[N_STREAMS:N_STREAMS + nh + 10]
     lr = rw[0:N_STREAMS].view(np.uint64)
@@ -719,7 +727,7 @@ def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, wor
         while rest != ZERO:
             c = lowest(rest)
             rest &= rest - ONE
-            load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, PUB_SIZE)
+            load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, full)
             budget = pub[N_ACTIVE] - q       # this card and the rest of the trick
             nxt = policy_rollout(rules, mode, p, iw, OFF_HANDS, seat, out, c, params, pc[0], pc[1], pc[2], lr,
                                  rw[N_STREAMS + nh + 10:], budget)

@@ -27,7 +27,8 @@ from dataclasses import replace
 import numpy as np
 from numba import njit
 
-from evolve.agents.registry import AGENTS, BIDDER_OPTIONS, AgentDef, AgentSpec, bidder_from, parse_seat, register
+from evolve.agents.registry import (AGENTS, BIDDER_OPTIONS, AgentDef, AgentSpec, bidder_from, parse_seat, register,
+                                   sees_hidden_hands)
 from evolve.agents.search import (
     KIND_DMCTS,
     KIND_ISMCTS,
@@ -44,7 +45,6 @@ from evolve.agents.search import (
 )
 from evolve.errors import UsageError
 from evolve.agents import rollout_policy
-from evolve.agents.kinds import RULE_KINDS
 from evolve.games.bits import N_STREAMS, mix64
 from evolve.games.common import Option
 from evolve.games.rules import legal_cards
@@ -89,7 +89,7 @@ def _rollout_spec(opts: dict, game, owner: str) -> AgentSpec | None:
         spec = parse_seat(text, game)
     except UsageError as e:
         raise UsageError(f"agent {owner!r}: option rollout={text} is invalid ({e}); expected {expect}") from None
-    if not 0 <= spec.play_kind < RULE_KINDS[1]:
+    if not rollout_policy.ROLLOUT_KINDS[0] <= spec.play_kind < rollout_policy.ROLLOUT_KINDS[1]:
         raise UsageError(f"agent {owner!r}: option rollout={text} is invalid; expected {expect}")
     rollout_policy.ensure_compiled()    # compile / load the policy callback here rather than mid-engine
     return spec
@@ -271,7 +271,7 @@ def decide_many(g, spec: AgentSpec, positions, seed: int = 0) -> tuple[list[int]
     # the four hands of each position: the true deal for a perfect-information agent, only
     # the seat's own hand (the others empty) for an honest one
     deals = np.zeros((n, 4), np.uint64)
-    perfect = spec.play_kind in (KIND_PERFECT_MC, KIND_PERFECT_DMCTS)
+    perfect = sees_hidden_hands(spec)
     for i, p in enumerate(positions):
         if perfect:
             deals[i] = p[4]

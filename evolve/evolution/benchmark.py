@@ -14,26 +14,28 @@ from evolve.stats import (SPADES_FAIR_ATPR, format_ci, format_comparison, mean_c
                           paired_difference, shifted, study_normal_p)
 
 
-def _seats(spec, opponent, game) -> list:
+def seats_against(spec, opponent, game) -> list:
+    """``spec`` against ``opponent``: its side against the opponent's in partnership games
+    (seats 0 and 2), one seat against three otherwise."""
     return [spec, opponent, spec, opponent] if game.partnership else [spec, opponent, opponent, opponent]
 
 
-def _per_deal(spec, opponent, game, deals: int, seed: int, workers: int) -> np.ndarray:
+def _per_deal(spec, opponent, game, deals: int, seed: int, workers: int, lockstep: bool) -> np.ndarray:
     """Per deal, the side points (partnership games) or tricks (cut-throat) of ``spec``'s seat 0."""
-    r = play(game, _seats(spec, opponent, game), deals, seed, workers=workers)
+    r = play(game, seats_against(spec, opponent, game), deals, seed, workers=workers, lockstep=lockstep)
     return (r.side_points()[:, 0] if game.partnership else r.tricks[:, 0]).astype(np.float64)
 
 
 def against_founder(champion_spec, founder_spec, game, opponents: list[str], deals: int, seed: int,
-                    workers: int = 1) -> list[dict]:
+                    workers: int = 1, lockstep: bool = False) -> list[dict]:
     """What evolution added to a warm start: the champion and its founder each play the same
     ``deals`` deals against each opponent (same cards, same seats, same seed); one row per
     opponent with the mean paired difference champion - founder (tricks, or side points)
-    and its t test."""
+    and its t test (``lockstep``: as in ``benchmark``)."""
     rows = []
     for opp in opponents:
-        a = _per_deal(champion_spec, opp, game, deals, seed, workers)
-        b = _per_deal(founder_spec, opp, game, deals, seed, workers)
+        a = _per_deal(champion_spec, opp, game, deals, seed, workers, lockstep)
+        b = _per_deal(founder_spec, opp, game, deals, seed, workers, lockstep)
         diff, test = paired_difference(a, b)
         rows.append({"opponent": opp, "deals": deals, "champion": mean_ci(a).as_dict(), "founder": mean_ci(b).as_dict(),
                      "difference": diff.as_dict(), "p": test.p_value})
@@ -58,7 +60,7 @@ def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, 
     ``evolve.lockstep``, the same figures)."""
     rows = []
     for opp in opponents:
-        r = play(game, _seats(champion_spec, opp, game), deals, seed, workers=workers, lockstep=lockstep)
+        r = play(game, seats_against(champion_spec, opp, game), deals, seed, workers=workers, lockstep=lockstep)
         played = ~r.passed_out
         row = {"opponent": opp, "deals": int(played.sum())}
         if game.partnership:

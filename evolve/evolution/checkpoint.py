@@ -39,6 +39,11 @@ class RunState:
     strategy: dict | None = None      # CMA-ES or ES state as named arrays (evolve.evolution.cma, .es)
 
 
+# the run's own arrays; any other array of a checkpoint is the search-distribution
+# algorithm's state (``evolve.evolution.cma`` / ``es``: ``to_arrays``)
+RUN_ARRAYS = ("population", "fitness", "hof_genome", "elite", "founders", "meta", "logbook")
+
+
 def save_checkpoint(path: str | Path, state: RunState) -> None:
     """Write ``state`` to ``path`` atomically."""
     path = Path(path)
@@ -69,7 +74,7 @@ def load_checkpoint(path: str | Path) -> RunState:
         meta = json.loads(str(data["meta"]))
         if meta.get("format") != FORMAT:
             raise ValueError(f"unsupported checkpoint format {meta.get('format')!r}")
-        strategy = {k: v for k, v in data.items() if k.startswith(("cma_", "es_"))}
+        strategy = {k: v for k, v in data.items() if k not in RUN_ARRAYS}
         return RunState(
             generation=int(meta["generation"]), population=data["population"],
             fitness=data["fitness"], hof_genome=data["hof_genome"],

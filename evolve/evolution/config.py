@@ -146,12 +146,19 @@ EXTENDABLE = {("evolution", k) for k in ("generations", "patience", "max_generat
                                          "checkpoint_seconds", "champion", "validation_deals", "elite",
                                          "progress_every", "progress_deals", "evaluation")} | {
     ("experiment", "description")}
-ADDED_KEYS = {("evolution", "checkpoint_seconds"): 30.0, ("evolution", "algorithm"): "ga",
-              ("evolution", "cma_sigma"): 0.3, ("evolution", "partner"): "opponent",
-              ("evolution", "progress_every"): 10, ("evolution", "progress_deals"): 1000,
-              ("evolution", "es_sigma"): 0.01, ("evolution", "es_learning_rate"): 0.001,
-              ("evolution", "es_antithetic"): True, ("evolution", "es_weight_decay"): 0.0, ("evolution", "common_random_numbers"): False,
-              ("evolution", "validation_opponents"): [], ("network", "direct"): False}
+ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
+    ("evolution", "checkpoint_seconds"), ("evolution", "algorithm"), ("evolution", "cma_sigma"),
+    ("evolution", "partner"), ("evolution", "progress_every"), ("evolution", "progress_deals"),
+    ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
+    ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
+    ("network", "direct"))}
+
+
+def validation_opponents(evolution: dict) -> list[str]:
+    """The fixed opponents of the progress figure and the validated champion, from an
+    ``[evolution]`` table (a run folder's ``config.json`` too, which may predate the key):
+    ``validation_opponents``, else the first of the tournament's opponents, or Random."""
+    return list(evolution.get("validation_opponents") or []) or [(evolution.get("opponents") or ["random"])[0]]
 
 
 def _digest(d: dict) -> str:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from evolve.evolution.config import validation_opponents
+
 
 def run_title(config: dict) -> str:
     """The title of a run's fitness plot, from its config as a dict (``Config.as_dict()``,
@@ -20,7 +22,7 @@ def run_title(config: dict) -> str:
 def validation_label(config: dict) -> str:
     """The legend of the fixed-deal curve, from a run's config (as ``run_title``)."""
     ev = config["evolution"]
-    opponent = "+".join(ev.get("validation_opponents") or [(ev.get("opponents") or ["random"])[0]])
+    opponent = "+".join(validation_opponents(ev))
     who = "search mean" if ev.get("algorithm", "ga") in ("cma", "es") else "best of generation"
     return f"{who} vs {opponent} on {ev.get('progress_deals', 1000)} fixed deals"
 

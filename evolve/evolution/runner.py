@@ -31,7 +31,8 @@ from evolve.api import played_options
 from evolve.errors import UsageError
 from evolve.evolution import cma, es
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
-from evolve.evolution.config import EXTENDABLE, Config, ConfigError, validate
+from evolve.evolution.benchmark import seats_against
+from evolve.evolution.config import EXTENDABLE, Config, ConfigError, validate, validation_opponents
 from evolve.evolution.operators import make_toolbox, mutation_rate, next_generation
 from evolve.evolution.parallel import make_runner
 from evolve.evolution.tournament import Tournament
@@ -221,7 +222,7 @@ class Evolution:
         elif agent["init"] != "uniform" and self.arch is None:
             founders = pop[:1].copy()     # the start point stays a champion candidate
         strategy = None
-        module = STRATEGIES.get(self.config.evolution["algorithm"])
+        module = self.strategy_module
         if module is not None:
             self.strategy = module.from_config(pop[0], len(pop), self.config.evolution)
             pop = module.sample(self.strategy, seed, 0)
@@ -327,7 +328,7 @@ class Evolution:
         fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
                                                    self.workers if runner else 1)
         played = counts > 0
-        rate = 0.0 if ev["algorithm"] in STRATEGIES else mutation_rate(g, ev["generations"], ev["mutation_start"],
+        rate = 0.0 if self.strategy is not None else mutation_rate(g, ev["generations"], ev["mutation_start"],
                                                                   ev["mutation_end"], ev["mutation_schedule"])
         f = fitness[played]
         record = {"gen": g, "max": float(f.max()), "mean": float(f.mean()), "std": float(f.std()), "min": float(f.min()),
@@ -336,8 +337,12 @@ class Evolution:
         evaluated = np.clip(state.population, -1.0, 1.0)
         order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
         elite = evaluated[order[: ev["elite"]]].copy()
-        # the figure that can move follows the search mean where there is one (the mean that was sampled)
-        tracked = evaluated[best] if self.strategy is None else np.clip(self.strategy.centroid, -1.0, 1.0).copy()
+        # the figure that can move follows the search mean where there is one (the mean that
+        # was sampled, so taken before the update)
+        every = ev["progress_every"]
+        progress = bool(every) and g % every == 0
+        if progress:
+            tracked = evaluated[best] if self.strategy is None else np.clip(self.strategy.centroid, -1.0, 1.0)
         if self.strategy is not None:
             module = self.strategy_module
             module.update(self.strategy, state.population, np.where(played, fitness, -np.inf))
@@ -354,8 +359,7 @@ class Evolution:
             state.hof_generation = g
             state.best_generation = g
         record["hof"] = state.hof_fitness
-        every = ev["progress_every"]
-        if every and g % every == 0:
+        if progress:
             # a figure that can move: self-play fitness means are fixed (3.25 in cut-throat Spades)
             ci = mean_ci(self.fixed_deal_scores(tracked, ev["progress_deals"], state.seed))
             record.update(validation=ci.mean, validation_low=ci.low, validation_high=ci.high)
@@ -443,10 +447,8 @@ class Evolution:
 
     @property
     def validation_opponents(self) -> list[str]:
-        """The fixed opponents of validation: ``validation_opponents``, else the first of the
-        tournament's opponents, or Random."""
-        ev = self.config.evolution
-        return list(ev["validation_opponents"]) or [(ev["opponents"] or ["random"])[0]]
+        """The fixed opponents of validation (``config.validation_opponents``)."""
+        return validation_opponents(self.config.evolution)
 
     def fixed_deal_scores(self, genome: np.ndarray, deals: int, seed: int) -> np.ndarray:
         """Per-deal fitness of ``genome`` (unit coordinates) on ``deals`` fixed deals of the
@@ -459,8 +461,7 @@ class Evolution:
         spec = self.member_specs(np.asarray(genome)[None, :])[0]
         out = []
         for opponent in self.validation_opponents:
-            seats = [spec, opponent, spec, opponent] if self.game.partnership else [spec, opponent, opponent, opponent]
-            r = play(self.game, seats, deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
+            r = play(self.game, seats_against(spec, opponent, self.game), deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
                      workers=self.workers, lockstep=self.config.evolution["evaluation"] == "lockstep")
             out.append(seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64))
         return np.concatenate(out)

@@ -161,21 +161,9 @@ def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, wo
     n = decks.shape[0]
     rec = new_record(n, *shape, record)
     work = np.zeros(max(work_size, 1))
-    if lockstep and "network" in families:
-        play_lockstep(rules, ints[first:last], per_table, params, key, 0 if common else first * per_table, n, decks,
-                      dealers, rec, work, families=families, period=per_table if common else 0)
-        return rec
-    if not common:
-        play_batch(rules, ints[first:last], per_table, params, key, first * per_table, n, decks, dealers, rec, work,
-                   families=families)
-        return rec
-    for t in range(first, last):
-        part = new_record(per_table, *shape, record)
-        rows = slice((t - first) * per_table, (t - first + 1) * per_table)
-        play_batch(rules, ints[t:t + 1], per_table, params, key, 0, per_table, decks[rows], dealers[rows], part, work,
-                   families=families)
-        for f in DealRecord._fields:
-            getattr(rec, f)[rows] = getattr(part, f)
+    play = play_lockstep if lockstep and "network" in families else play_batch
+    play(rules, ints[first:last], per_table, params, key, 0 if common else first * per_table, n, decks, dealers, rec,
+         work, families=families, period=per_table if common else 0)
     return rec
 
 

@@ -161,6 +161,16 @@ def stream_state(deal, purpose):
     return mix64(deal ^ (np.uint64(purpose + 1) * _MIX2))
 
 
+@njit(cache=True, inline="always")
+def seed_streams(key, index, rngs):
+    """Seed the random streams of deal ``index`` of the run with key ``key`` into ``rngs``:
+    the deal's own (``DEAL_STREAM``: the shuffle) and each seat's (0..3)."""
+    dk = deal_key(key, index)
+    rngs[DEAL_STREAM] = stream_state(dk, 0)
+    for s in range(4):
+        rngs[s] = stream_state(dk, 1 + s)
+
+
 def seed_key(seed: int) -> np.uint64:
     """Turn a user seed into the 64-bit key of all its deal streams via numpy SeedSequence."""
     return np.random.SeedSequence(int(seed)).generate_state(1, dtype=np.uint64)[0]

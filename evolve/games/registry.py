@@ -14,7 +14,7 @@ from evolve.games import euchre, jass, spades, sueca
 from evolve.games.common import GameInfo, resolve_options
 import numpy as np
 
-from evolve.games.rules import P_PARTNERSHIP, P_TARGET
+from evolve.games.rules import P_BIDDING, P_PARTNERSHIP, P_TARGET
 
 GAMES: dict[str, GameInfo] = {m.INFO.name: m.INFO for m in (spades, euchre, sueca, jass)}
 
@@ -45,6 +45,12 @@ class Game:
     def target(self) -> int:
         """Game target (0: none; the running total covers the whole run)."""
         return int(self.rules[P_TARGET])
+
+    @property
+    def bag_limit(self) -> int:
+        """Accumulated bags that cost a side 100 points (standard Spades bidding: 10; 0: no
+        bag penalty)."""
+        return 10 if self.name == "spades" and self.rules[P_BIDDING] == spades.BID_STANDARD else 0
 
     def side_of(self, seat: int) -> int:
         """The side a seat scores for."""

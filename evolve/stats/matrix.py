@@ -31,8 +31,6 @@ from evolve.agents.registry import parse_seat
 from evolve.engine import accumulate_games
 from evolve.errors import UsageError
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import P_BIDDING
-from evolve.games.spades import BID_STANDARD
 from evolve.stats import (SPADES_FAIR_ATPR, format_comparison, mean_ci, one_sample_t, p_clause, paired_difference, shifted,
                           signed_ci, study_normal_p, verdict, wilson)
 
@@ -64,10 +62,6 @@ def seatings(game: Game, a: str, b: str) -> list[tuple[list[str], int]]:
     if game.partnership:
         return [([a, b, a, b], 0), ([b, a, b, a], 1)]
     return [([a if s == r else b for s in range(4)], r) for r in range(4)]
-
-
-def _bag_limit(game: Game) -> int:
-    return 10 if game.name == "spades" and game.rules[P_BIDDING] == BID_STANDARD else 0
 
 
 class _Passes:
@@ -171,7 +165,7 @@ def head_to_head(
 def _games(g: Game, store: _Passes, passes) -> list[tuple[int, int, int]]:
     out = []
     for p in range(len(passes)):
-        _, _, winner = accumulate_games(store.get(p, "score"), store.get(p, "bags"), g.n_sides, g.target, _bag_limit(g))
+        _, _, winner = accumulate_games(store.get(p, "score"), store.get(p, "bags"), g.n_sides, g.target, g.bag_limit)
         for i in np.nonzero(winner >= 0)[0]:
             out.append((int(i), p, int(winner[i])))
     out.sort()

@@ -124,8 +124,10 @@ function render(v) {
   if (!trick.length && v.tricks.length) { trick = v.tricks[v.tricks.length - 1]; lastTrick = true; }
   if (!trick.length && !v.tricks.length && last && last.tricks_per_trick.length && v.phase === "bid") {
     const t = last.tricks_per_trick[last.tricks_per_trick.length - 1];
+    // seats in play order, skipping the partner of a lone Euchre hand (session.trick_pairs)
+    const out = last.alone ? (last.maker + 2) % 4 : -1;
     trick = []; let s = t.leader;
-    for (const c of t.cards) { trick.push([s, c]); s = (s + 1) % 4; }
+    for (const c of t.cards) { trick.push([s, c]); s = (s + 1) % 4; if (s === out) s = (s + 1) % 4; }
     lastTrick = true;
   }
   for (let s = 0; s < 4; s++) {
