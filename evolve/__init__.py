@@ -1,14 +1,40 @@
-"""trick-evolve: evolve and benchmark agents for Spades, Euchre, Sueca and Jass."""
+"""trick-evolve: evolve and benchmark agents for Spades, Euchre, Sueca and Jass.
 
-__version__ = "0.1.0"
+The public façade: ``evolve.play`` (many deals), ``evolve.agent`` (one decision),
+``evolve.Observation``, ``evolve.make_game`` and ``evolve.GAMES``. It is lazy (PEP 562):
+``import evolve`` sets up the Numba cache and nothing else, and each name loads its module
+on first use, so importing the rules (``evolve.games``) never loads an agent. Where each
+layer lives: ``docs/architecture.md``.
+"""
 
-from evolve import _numba_cache  # noqa: E402
+from evolve.core import numba_cache as _numba_cache
+from evolve.core.version import __version__
 
-_numba_cache.configure()
+_numba_cache.configure()     # before any kernel is defined: every evolve module imports this package first
 
-from evolve.api import PlayResult, play  # noqa: E402
-from evolve.games.registry import GAMES, make_game  # noqa: E402
-from evolve.observation import Observation  # noqa: E402
-from evolve.decide import Agent, agent  # noqa: E402
+_EXPORTS = {
+    "play": "evolve.runtime.play",
+    "PlayResult": "evolve.runtime.play",
+    "agent": "evolve.runtime.decide",
+    "Agent": "evolve.runtime.decide",
+    "Observation": "evolve.games.observation",
+    "make_game": "evolve.games.registry",
+    "GAMES": "evolve.games.registry",
+}
 
 __all__ = ["GAMES", "Agent", "Observation", "PlayResult", "agent", "make_game", "play", "__version__"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evolve' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

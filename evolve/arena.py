@@ -26,112 +26,10 @@ from __future__ import annotations
 import json
 import sys
 
-import numpy as np
-
-from evolve.agents.registry import PERFECT_NOTE, sees_hidden_hands
-from evolve.api import PlayResult, options_text, play, played_options
-from evolve.cli import Parser, parse_options, run
-from evolve.errors import UsageError
-from evolve.stats import (SPADES_FAIR_ATPR, format_comparison, mean_ci, one_sample_t, p_clause, shifted, study_normal_p,
-                          verdict, wilson)
-
-
-def summarize(result: PlayResult) -> dict:
-    """All arena figures of a batch of deals as plain data."""
-    g = result.game
-    played = ~result.passed_out
-    tricks = result.tricks[played].astype(np.float64)
-    seats = []
-    for s in range(4):
-        ci = mean_ci(tricks[:, s])
-        entry = {"seat": s, "agent": result.seats[s].name, "atpr": ci.as_dict()}
-        if sees_hidden_hands(result.seats[s]):
-            entry["perfect_information"] = True
-        if g.name == "spades" and not g.partnership:
-            test = one_sample_t(tricks[:, s], SPADES_FAIR_ATPR)
-            difference = shifted(ci.as_dict(), SPADES_FAIR_ATPR)
-            entry["t_test_vs_3.25"] = {"t": test.statistic, "p": test.p_value, "difference": difference,
-                                       "verdict": verdict(difference)}
-            entry["study_normal_p"] = study_normal_p(ci.mean)
-        seats.append(entry)
-    sides = []
-    n_sides = g.n_sides
-    points = result.side_points()[played]
-    for side in range(n_sides):
-        entry = {"side": side, "seats": [s for s in range(4) if g.side_of(s) == side]}
-        if side < points.shape[1] and g.partnership:
-            entry["points"] = mean_ci(points[:, side]).as_dict()
-            if g.name == "jass":
-                total = points.sum(axis=1)
-                entry["percent_of_points"] = mean_ci(100.0 * points[:, side] / total).as_dict()
-        entry["score"] = mean_ci(result.score[:, side]).as_dict()
-        sides.append(entry)
-    out = {
-        "game": g.name,
-        "options": played_options(g),
-        "seats": [s.name for s in result.seats],
-        "seed": result.seed,
-        "deals": result.n_deals,
-        "passed_out": int(result.passed_out.sum()),
-        "per_seat": seats,
-        "per_side": sides,
-    }
-    if g.target > 0:
-        ended = result.game_winner >= 0
-        n_games = int(ended.sum())
-        out["games"] = {"target": g.target, "completed": n_games, "won": []}
-        for side in range(n_sides):
-            k = int((result.game_winner[ended] == side).sum())
-            p, lo, hi = wilson(k, n_games)
-            out["games"]["won"].append({"side": side, "wins": k, "rate": p, "low": lo, "high": hi})
-    return out
-
-
-def _fmt(ci: dict) -> str:
-    return f"{ci['mean']:9.4f}  [{ci['low']:.4f}, {ci['high']:.4f}]  sd {ci['sd']:.3f}"
-
-
-def render(summary: dict) -> str:
-    """A human-readable report of ``summarize``'s output. The agent column is as wide as
-    the longest seat name (a ``champion:PATH`` seat can be long), so the figures stay in
-    columns."""
-    agent_width = max(len("agent"), *(len(e["agent"]) for e in summary["per_seat"]))
-    lines = [
-        f"{summary['game']} ({options_text(summary['options'])}): {summary['deals']} deals, seed {summary['seed']}"
-        + (f", {summary['passed_out']} passed out" if summary["passed_out"] else ""),
-        "",
-        f"seat  {'agent':<{agent_width}} {'ATpR':>9}  (95% CI)",
-    ]
-    for e in summary["per_seat"]:
-        line = f"{e['seat']:>4}  {e['agent']:<{agent_width}} {_fmt(e['atpr'])}"
-        if "t_test_vs_3.25" in e:
-            test = e["t_test_vs_3.25"]
-            line += (f"   vs 3.25: {format_comparison(test['difference'], test['p'])}; "
-                     f"study normal {p_clause(e['study_normal_p'])}")
-        lines.append(line)
-    if "points" in summary["per_side"][0]:
-        lines += ["", "side  seats    points / score per deal (95% CI)"]
-        for e in summary["per_side"]:
-            seats = ",".join(map(str, e["seats"]))
-            lines.append(f"{e['side']:>4}  {seats:<8} points {_fmt(e['points'])}")
-            if "percent_of_points" in e:
-                lines.append(f"{'':>4}  {'':<8} % pts  {_fmt(e['percent_of_points'])}")
-            lines.append(f"{'':>4}  {'':<8} score  {_fmt(e['score'])}")
-    elif any(e["score"] != s["atpr"] for e, s in zip(summary["per_side"], summary["per_seat"])):
-        lines += ["", "seat  hand score per deal (95% CI)"]
-        for e in summary["per_side"]:
-            lines.append(f"{e['side']:>4}  {_fmt(e['score'])}")
-    if "games" in summary:
-        gm = summary["games"]
-        lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
-        for w in gm["won"]:
-            lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, {100 * w['high']:.2f}] (Wilson 95%)")
-    if any(e.get("perfect_information") for e in summary["per_seat"]):
-        lines += ["", PERFECT_NOTE]
-    if any("t_test_vs_3.25" in e for e in summary["per_seat"]):
-        lines += ["", "vs 3.25: the seat's ATpR minus a fair share of 13 tricks, 95% CI and t test; better / no different / "
-                      "worse at alpha 0.05. The study's normal p is shown for comparison only."]
-    return "\n".join(lines)
+from evolve.core.cli import Parser, parse_options, run
+from evolve.core.errors import UsageError
+from evolve.evaluate.summary import render, summarize
+from evolve.runtime.play import play
 
 
 def _option_line(name: str, option) -> str:
@@ -143,7 +41,8 @@ def _option_line(name: str, option) -> str:
 def listing() -> str:
     """Every registered agent and game with its options and their defaults."""
     import evolve.agents  # noqa: F401  (registers every agent)
-    from evolve.agents.registry import AGENTS, BIDDER_OPTIONS
+    from evolve.agents.bidding.bidders import BIDDER_OPTIONS
+    from evolve.agents.registry import AGENTS
     from evolve.games.registry import GAMES
 
     lines = ["agents (seat strings: name or name:key=value,key=value; every agent also takes the bidder options below)", ""]
@@ -178,8 +77,13 @@ def matrix_main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
     from evolve.agents.registry import split_seats
+    from evolve.evaluate.matrix import (
+        _jsonable,
+        markdown_tables,
+        strategy_matrix,
+        write_matrix,
+    )
     from evolve.games.registry import make_game
-    from evolve.stats.matrix import markdown_tables, strategy_matrix, write_matrix, _jsonable
 
     p = Parser(prog="python -m evolve.arena matrix",
                description="Every pairing of agents on paired deals with the seats exchanged.")

@@ -6,7 +6,7 @@
 as in ``evolve.serve``. Your hand is shown with card names and your legal cards or calls
 numbered; type the number (or the name, e.g. ``10D`` or ``push``). A wrong key asks
 again; Ctrl-D or Ctrl-C leaves. ``--log FILE`` writes the table log (JSON, replayable
-with ``evolve.session.replay``) at the end.
+with ``evolve.runtime.session.replay``) at the end.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import sys
 from typing import TextIO
 
 from evolve.agents.registry import split_seats
-from evolve.cli import Parser, parse_options, run
-from evolve.errors import UsageError
+from evolve.core.cli import Parser, parse_options, run
+from evolve.core.errors import UsageError
 from evolve.games.registry import make_game
-from evolve.games.public import CALL_ALONE
-from evolve.session import BotError, Table, trick_pairs
+from evolve.games.stepper import trick_pairs
+from evolve.runtime.session import BotError, Table
 
 DECISION_TEXT = {"card": "Your card", "discard": "Discard a card", "bid": "Your bid", "order": "Order up or pass",
                  "call": "Name trump or pass", "alone": "Go alone?", "trump": "Choose trump"}
@@ -76,7 +76,7 @@ class Terminal:
         if a["decision"] == "discard":
             return f"discards {a['name']}" if a["seat"] in self.me else "discards a card (face down)"
         if a["decision"] == "alone":
-            return "goes alone" if a["action"] == CALL_ALONE else "plays with the partner"
+            return "goes alone" if a["name"] == "alone" else "plays with the partner"
         return a["name"]
 
     def print_result(self, r: dict) -> None:
@@ -99,12 +99,11 @@ class Terminal:
         if v["trump"] >= 0:
             head.append(f"trump {info.mode_names[v['trump']]}")
         if v["upcard"] >= 0:
-            head.append(f"{'turned' if t.game.name == 'euchre' else 'trump'} card {self.card(v['upcard'])}")
+            head.append(f"{t.protocol.upcard_name} {self.card(v['upcard'])}")
         if v["maker"] >= 0:
             head.append(f"maker {self.who(v['maker'])}" + (" (alone)" if v["out_seat"] >= 0 else ""))
         self.say(" | ".join(head))
-        counted = "card points" if v["game"] in ("jass", "sueca") else "tricks"
-        self.say(f"{counted.capitalize()} this deal: {self.sides(v['score'])} | game: {self.sides(v['game_score'])}")
+        self.say(f"{t.protocol.counts.capitalize()} this deal: {self.sides(v['score'])} | game: {self.sides(v['game_score'])}")
         if v["trick"]:
             self.say("Trick: " + ", ".join(f"{self.who(s)} {self.card(c)}" for s, c in v["trick"]))
         self.say(f"Your hand (seat {seat}): " + " ".join(self.card(c) for c in v["hand"]))

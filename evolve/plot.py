@@ -11,8 +11,8 @@ import json
 import sys
 from pathlib import Path
 
-from evolve.cli import Parser, run
-from evolve.errors import UsageError
+from evolve.core.cli import Parser, run
+from evolve.core.errors import UsageError
 
 RUN_FOLDER = "expected a run folder written by python -m evolve.run"
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="output folder (default: RUN_DIR/plots if present, else plots/<experiment>)")
     args = p.parse_args(argv)
     from evolve.evolution.checkpoint import load_checkpoint
-    from evolve.evolution.plots import plot_fitness, run_title, validation_label
+    from evolve.evolution.reporters import plot_fitness, run_title, validation_label
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir():

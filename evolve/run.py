@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.cli import Parser, run
-from evolve.errors import UsageError
+from evolve.core.cli import Parser, run
+from evolve.core.errors import UsageError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-benchmark", action="store_true", help="skip the final benchmark")
     args = p.parse_args(argv)
 
-    from evolve.evolution.benchmark import against_founder, benchmark, render, render_against_founder
+    from evolve.evaluate.benchmark import (
+        against_founder,
+        benchmark,
+        render,
+        render_against_founder,
+    )
     from evolve.evolution.config import load_config
     from evolve.evolution.runner import Evolution, RunInterrupted
 
@@ -84,14 +89,14 @@ def main(argv: list[str] | None = None) -> int:
                          cfg.evolution["evaluation"] == "lockstep")
         (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
         print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
-        print(render(rows, evo.game.partnership))
+        print(render(rows, evo.game))
         if state.founders is not None and not np.array_equal(evo.natural(state.founders[:1])[0], champion.genome):
             founder = evo.member_specs(state.founders[:1])[0]
             extra = against_founder(spec, founder, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 2,
                                     evo.workers, cfg.evolution["evaluation"] == "lockstep")
             (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")
             print(f"\nwhat evolution added: champion vs its warm-start founder, {deals} paired deals each:")
-            print(render_against_founder(extra, evo.game.partnership))
+            print(render_against_founder(extra, evo.game))
     return 0
 
 

@@ -1,4 +1,4 @@
-"""``python -m evolve.value``: train a value network (``evolve.agents.value``) on deals a
+"""``python -m evolve.value``: train a value network (``evolve.learn.value``) on deals a
 named agent plays in all four seats, and store it as ``value.npz`` + ``value.json``.
 
     python -m evolve.value --game jass --agent jass_rule_based --deals 4000 --seed 1 --out /tmp/value_jass
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-from evolve.cli import Parser, parse_options, run
-from evolve.errors import UsageError
+from evolve.core.cli import Parser, parse_options, run
+from evolve.core.errors import UsageError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,10 +35,11 @@ def main(argv: list[str] | None = None) -> int:
                              f"{10 if name == 'deals' else 1}")
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
-    import evolve.agents.search_registry  # noqa: F401  (registers the search agents)
+    import evolve.agents.search.register  # noqa: F401  (registers the search agents)
     from evolve.agents.registry import parse_seat
-    from evolve.agents.value import save_value, train_value
+    from evolve.agents.search.value_net import save_value
     from evolve.games.registry import make_game
+    from evolve.learn.value import train_value
 
     game = make_game(args.game, **parse_options(args.option))
     parse_seat(args.agent, game)

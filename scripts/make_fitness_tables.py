@@ -7,7 +7,7 @@ card wins the trick, estimated from random play with the project's engine.
 Method: random legal play by four `random` seats (random bids and calls), every card play
 recorded; p(mode, card, role) = wins / plays over all tricks of that mode. Cards that never
 occur in a role (e.g. Euchre cards in a mode where they cannot be led) get p = 0.5. Spades
-is not generated: it uses the SPEC's closed form (evolve.evolution.fitness.spades_table).
+is not generated: it uses the Spades thesis's closed form (evolve.evolution.fitness.spades_table).
 """
 
 from __future__ import annotations

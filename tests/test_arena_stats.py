@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from evolve.arena import main as arena_main
-from evolve.cli import run
-from evolve.stats import mean_ci, one_sample_t, paired_difference, study_normal_p, t_quantile, wilson
+from evolve.core.cli import run
+from evolve.core.stats import mean_ci, one_sample_t, paired_difference, study_normal_p, t_quantile, wilson
 
 
 def test_t_quantiles_match_tables():

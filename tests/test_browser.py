@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(
 def server():
     from werkzeug.serving import make_server
 
-    from evolve.serve import create_app
+    from evolve.server.app import create_app
 
     srv = make_server("127.0.0.1", 0, create_app(), threaded=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)

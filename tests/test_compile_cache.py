@@ -9,7 +9,6 @@ from pathlib import Path
 
 import evolve  # noqa: F401  (configures the Numba cache before any kernel module)
 
-
 ROOT = Path(__file__).resolve().parents[1]
 CODE = (
     "from numba.core import event\n"
@@ -63,8 +62,8 @@ def test_rules_layer_imports_no_agent():
 
 
 def test_engine_compiles_only_the_families_seated():
-    from evolve.agents.policy import absent_family, card_bindings, families_of
-    from evolve.agents.rulebased import KIND_HIGHLOW
+    from evolve.agents.dispatch import absent_family, card_bindings, families_of
+    from evolve.agents.rulebased.play import KIND_HIGHLOW
 
     assert families_of([0, 0, 0, 0]) == ()
     assert families_of([1, 0, KIND_HIGHLOW, 0]) == ("network", "rules")

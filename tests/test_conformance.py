@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.evolvable import ParametricAgent
-from evolve.agents.parametric import PARAMETRIC
-from evolve.agents.registry import AGENTS, BIDDER_GAMES, BIDDERS
+from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDERS
+from evolve.agents.genomes.evolvable import ParametricAgent
+from evolve.agents.genomes.parametric import PARAMETRIC
+from evolve.agents.registry import AGENTS
 from evolve.games.registry import GAMES, make_game
 from evolve.games.stepper import TrickState
 
@@ -33,7 +34,7 @@ OPTION_SETS = {
     "jass": [{}, {"match_bonus": True, "multipliers": True}],
 }
 EUCHRE_ORDER = 5  # round-1 "order up" in the Euchre bidding log
-# Small search budgets for the agents added with issue 12: what is checked here (legal
+# Small search budgets for the guided and value-network searches: what is checked here (legal
 # play, bookkeeping, determinism) does not depend on the budget, and their defaults search
 # hundreds of playouts per card. The paths stay those of the defaults (random playouts,
 # the shipped value network, several determinizations or trees).

@@ -1,7 +1,7 @@
 """One decision from Python: ``evolve.agent(...).play/bid`` against the batch engine.
 
 Recorded deals (``evolve.play(..., record=True)``) are replayed decision by decision
-(``evolve.observation.observations``): every bid, trump call, Euchre order / call / alone
+(``evolve.games.observation.observations``): every bid, trump call, Euchre order / call / alone
 / discard and card that the engine's agent made must be what ``evolve.agent`` returns
 for the observation of that seat, with the seat's random stream aligned by
 ``agent.new_deal(i)``. Random players and random bidders make the check sensitive to the
@@ -15,7 +15,7 @@ import json
 import pytest
 
 import evolve
-from evolve.observation import Observation, observations
+from evolve.games.observation import Observation, observations
 
 CASES = [
     # game, options, seats (one card-play family per table besides random)
@@ -125,9 +125,9 @@ def test_bad_requests():
         Observation.from_dict({**play.to_dict(), "game": "bridge"})
     with pytest.raises(ValueError, match="but this agent plays"):
         a.play(Observation(**{**play.to_dict(), "options": {"multipliers": True}}))
-    with pytest.raises(evolve.errors.UsageError, match="unknown agent"):
+    with pytest.raises(evolve.core.errors.UsageError, match="unknown agent"):
         evolve.agent("nobody", "jass")
-    with pytest.raises(evolve.errors.UsageError, match="seed"):
+    with pytest.raises(evolve.core.errors.UsageError, match="seed"):
         evolve.agent("random", "jass", seed=-1)
 
 
@@ -152,7 +152,8 @@ def _first_positions(game, options):
 
 
 def _registered_cases():
-    from evolve.agents.registry import AGENTS, BIDDER_GAMES, BIDDERS
+    from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDERS
+    from evolve.agents.registry import AGENTS
 
     options = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": {}, "sueca": {}, "jass": {}}
     cases = [(g, name, options[g]) for name, a in AGENTS.items() for g in a.games]
@@ -169,7 +170,7 @@ def test_every_registered_agent_and_bidder_decides(game, seat, options):
              "maxvalue": "maxvalue:samples=3"}
     if seat.startswith("perfect_"):
         # an observation holds one seat's view: the upper bounds that need every hand are refused
-        with pytest.raises(evolve.errors.UsageError, match="perfect-information upper bound") as e:
+        with pytest.raises(evolve.core.errors.UsageError, match="perfect-information upper bound") as e:
             evolve.agent(seat, game, seed=1, **options)
         assert "\n" not in str(e.value)
         return

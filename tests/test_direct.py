@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.evolvable import NetworkAgent
-from evolve.agents.network import DIRECT_FEATURES, Architecture, padded
+from evolve.agents.genomes.evolvable import NetworkAgent
+from evolve.agents.network.architecture import Architecture, padded
+from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.games.registry import make_game
 
 # would win now +1, strength -0.25, strength if it would win +0.5: the highest winning card, else the lowest
@@ -65,7 +66,7 @@ def test_direct_features_read_no_hidden_card(game_name, options, swap):
 
 
 def test_direct_architecture_round_trips_and_plain_networks_pack_as_before(tmp_path):
-    from evolve.agents.champion import Champion, load_champion, save_champion
+    from evolve.agents.genomes.champion import Champion, load_champion, save_champion
 
     g = make_game("spades")
     arch = Architecture.for_game(g, "card", (16, 16), True, direct=True)

@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolve.evolution import es
+from evolve.agents.genomes.evolvable import NetworkAgent
+from evolve.agents.network.architecture import Architecture
 from evolve.evolution.config import ConfigError, load_config, validate
 from evolve.evolution.runner import Evolution
+from evolve.evolution.strategies import es
 from evolve.evolution.tournament import Tournament
 from evolve.games.registry import make_game
-from evolve.agents.evolvable import NetworkAgent
-from evolve.agents.network import Architecture
 
 HERE = Path(__file__).parent
 ES = HERE / "configs" / "tiny_spades_es.toml"

@@ -1,7 +1,7 @@
-"""Euchre table bidders (evolve.agents.euchre_bidding) and the bulk tables tool.
+"""Euchre table bidders (evolve.agents.bidding.euchre_tables) and the bulk tables tool.
 
 Legality of whole deals with every registered bidder is in tests/test_conformance.py
-(the ``random`` agent is run with every bidder); here: SPEC §6 figures, the default
+(the ``random`` agent is run with every bidder); here: the Euchre bidding article's figures, the default
 linear bidder is the simple bidder bit for bit, honesty (swapping hidden hands changes no
 bid), parameter vectors are checked, and ``python -m evolve.tables`` writes consistent
 files and rejects bad input with one line and exit code 2.
@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents import euchre_bidding as eb
-from evolve.agents.registry import BIDDERS, AgentSpec, parse_seat
-from evolve.errors import UsageError
+from evolve.agents.bidding import euchre_tables as eb
+from evolve.agents.bidding.bidders import BIDDERS
+from evolve.agents.registry import AgentSpec, parse_seat
+from evolve.core.errors import UsageError
 from evolve.games.bits import mask_of
 from evolve.games.registry import make_game
 

@@ -11,11 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolve.agents import load_champion
+from evolve.agents.genomes.champion import load_champion
 from evolve.evolution.config import ConfigError, load_config
-from evolve.evolution.operators import (annealed_mutation, gaussian_mutation, make_toolbox, mutation_rate, next_generation,
-                                       truncation, uniform_recombination)
 from evolve.evolution.runner import Evolution
+from evolve.evolution.strategies.ga import (
+    annealed_mutation,
+    gaussian_mutation,
+    make_toolbox,
+    mutation_rate,
+    next_generation,
+    truncation,
+    uniform_recombination,
+)
 from evolve.evolution.tournament import rotated_decks, seat_tables
 from evolve.games.registry import make_game
 
@@ -336,10 +343,10 @@ def test_parent_and_workers_give_the_in_process_records():
 def test_cold_kernel_cache_is_detected(tmp_path, monkeypatch):
     import numba
 
-    from evolve._numba_cache import kernels_cached
+    from evolve.core.numba_cache import kernels_cached
 
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
     assert not kernels_cached()
     (tmp_path / "evolve_x").mkdir()
-    (tmp_path / "evolve_x" / "engine.play_batch-41.py311.1.nbc").write_bytes(b"")
+    (tmp_path / "evolve_x" / "batch.play_batch_kernel__random_0a1b2c3d-41.py311.1.nbc").write_bytes(b"")
     assert kernels_cached()

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.network import Architecture
+from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import AgentSpec
+from evolve.core.stats import paired_difference
 from evolve.evolution.checkpoint import load_checkpoint
 from evolve.evolution.config import load_config
-from evolve.evolution.imitation import collect, teacher_seats, train
 from evolve.evolution.runner import Evolution
 from evolve.games.registry import make_game
-from evolve.stats import paired_difference
+from evolve.learn.imitation import collect, teacher_seats, train
 
 TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 

@@ -1,4 +1,4 @@
-"""Lockstep evaluation (``evolve.lockstep``): many deals at once, network decisions batched.
+"""Lockstep evaluation (``evolve.runtime.lockstep``): many deals at once, network decisions batched.
 It must give the batch kernel's results bit for bit, whatever the number of deals in play,
 and evolution with ``evaluation = "lockstep"`` must be the same run, on 1 or 2 workers and
 after a resume."""
@@ -12,16 +12,17 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.champion import Champion
-from evolve.agents.network import Architecture
+from evolve.agents.genomes.champion import Champion
+from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import pack_seats, parse_seats
-from evolve.engine import play_batch
 from evolve.evolution.config import ConfigError, load_config
 from evolve.evolution.runner import Evolution
 from evolve.games.bits import seed_key
+from evolve.games.card_play import new_record
 from evolve.games.registry import make_game
-from evolve.games.tricks import new_record
-from evolve.lockstep import networks_of, play_lockstep
+from evolve.runtime.batch import play_batch
+from evolve.runtime.lockstep import networks_of, play_lockstep
+
 TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 
 

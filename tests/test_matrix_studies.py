@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from evolve.agents.registry import AGENTS, PERFECT_NOTE
-from evolve.api import play
 from evolve.arena import main as arena_main
-from evolve.cli import run
+from evolve.core.cli import run
+from evolve.evaluate.matrix import head_to_head, make_decks, seatings
 from evolve.games.registry import make_game
-from evolve.stats.matrix import head_to_head, make_decks, seatings
+from evolve.runtime.play import play
 from evolve.studies import main as studies_main
 
 STUDIES = Path(__file__).resolve().parent.parent / "experiments" / "studies"

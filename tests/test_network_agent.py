@@ -1,6 +1,6 @@
-"""Network agents (SPEC §3): the Numba kernel against a plain numpy reference.
+"""Network agents (the Spades thesis's encodings): the Numba kernel against a plain numpy reference.
 
-The reference encodes an observation from the SPEC's description and runs the network in
+The reference encodes an observation from the encodings' description (``docs/evolving.md``) and runs the network in
 float64 with ``np.tanh``; the kernel (float32, fixed-point first layer, incremental
 first-layer records in ``work``) must give the same inputs, nearly the same outputs, and
 choose the legal card with the highest reference output (up to float32 near-ties).
@@ -12,21 +12,18 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.champion import Champion
-from evolve.agents.network import (
+from evolve.agents.genomes.champion import Champion
+from evolve.agents.network.architecture import Architecture, column_blocks, output_index, padded
+from evolve.agents.network.play import (
     ENC_CARD,
     ENC_HAND,
-    HEADER,
     H_W1_ID,
     H_W1_SCALE,
+    HEADER,
     LANES,
-    Architecture,
-    column_blocks,
     network_card,
     network_inputs,
     network_outputs,
-    output_index,
-    padded,
 )
 from evolve.games.bits import cards_of
 from evolve.games.registry import make_game
@@ -44,7 +41,7 @@ RNGS = np.ones(5, np.uint64)
 
 
 def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) -> np.ndarray:
-    """The SPEC §3 input vector of an observation, built directly from its description."""
+    """The input vector of an observation, built directly from its description."""
     info = game.info
     x = np.zeros(arch.n_in)
     hand = int(hand)

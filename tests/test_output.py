@@ -1,4 +1,4 @@
-"""Output that says what it means (issue 10): p-values and verdicts, the game target in
+"""Output that says what it means: p-values and verdicts, the game target in
 reports and champion files, table columns with long seat names, the arena's help and its
 listing of agents and games."""
 
@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from evolve.api import options_text, played_options
-from evolve.arena import main as arena_main, render, summarize
-from evolve.cli import run
-from evolve.evolution.benchmark import render as benchmark_render
+from evolve.arena import main as arena_main
+from evolve.core.cli import run
+from evolve.core.stats import format_comparison, format_p, p_clause, signed_ci, verdict
+from evolve.evaluate.benchmark import render as benchmark_render
+from evolve.evaluate.summary import render, summarize
 from evolve.games.registry import GAMES, make_game
-from evolve.stats import format_comparison, format_p, p_clause, signed_ci, verdict
+from evolve.runtime.play import options_text, played_options
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAMPION = ROOT / "populations" / "spades_cardbased_strong" / "champion.npz"
@@ -56,7 +57,7 @@ def test_comparison_has_sign_interval_p_and_verdict():
 def test_benchmark_table_prints_comparisons_not_bare_p_values():
     ci = {"mean": 4.6, "low": 4.57, "high": 4.63, "sd": 1.8, "n": 20000}
     row = {"opponent": "random", "deals": 20000, "atpr": ci, "opponent_atpr": ci, "t_test_p": 0.0, "study_normal_p": 0.19}
-    text = benchmark_render([row], partnership=False)
+    text = benchmark_render([row], make_game("spades"))
     assert "+1.350 [+1.320, +1.380], p < 1e-16: better; study normal p = 0.19" in text
     assert " 0 " not in text.splitlines()[1]
 
@@ -101,7 +102,7 @@ def test_arena_columns_hold_long_champion_paths(tmp_path):
     for suffix in (".npz", ".json"):
         (deep / f"champion{suffix}").write_bytes(CHAMPION.with_suffix(suffix).read_bytes())
     seat = f"champion:{deep / 'champion.npz'}"
-    from evolve.api import play
+    from evolve.runtime.play import play
 
     text = render(summarize(play("spades", [seat, "random", "random", "random"], 200, seed=1)))
     rows = [line for line in text.splitlines() if re.match(r"\s+\d  ", line)]
@@ -112,7 +113,7 @@ def test_arena_columns_hold_long_champion_paths(tmp_path):
     assert header.index("ATpR") + len("ATpR") == rows[0].index("[") - 2   # under the mean's last digit
     long_row = {"opponent": seat, "deals": 10, "atpr": {"mean": 3.0, "low": 2.0, "high": 4.0}}
     short_row = {**long_row, "opponent": "random"}
-    lines = benchmark_render([long_row, short_row], partnership=False).splitlines()
+    lines = benchmark_render([long_row, short_row], make_game("spades")).splitlines()
     assert lines[1].index(" 10 ") == lines[2].index(" 10 ")
 
 
@@ -134,7 +135,8 @@ def test_agents_listing_has_every_agent_and_game_with_options(capsys):
     assert run(arena_main, ["agents"]) == 0
     text = capsys.readouterr().out
     import evolve.agents  # noqa: F401
-    from evolve.agents.registry import AGENTS, BIDDER_OPTIONS
+    from evolve.agents.bidding.bidders import BIDDER_OPTIONS
+    from evolve.agents.registry import AGENTS
 
     assert "champion:PATH" in text
     for name, agent in AGENTS.items():
@@ -213,7 +215,7 @@ def test_plot_of_a_folder_without_a_run_says_what_is_wrong(tmp_path):
 
 
 def test_plot_draws_the_runs_title_where_the_run_draws(tmp_path, monkeypatch):
-    import evolve.evolution.plots as plots
+    import evolve.evolution.reporters as plots
     from evolve.evolution.config import load_config
     from evolve.evolution.runner import Evolution
     from evolve.plot import main as plot_main

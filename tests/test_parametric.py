@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents import load_champion
-from evolve.agents.evolvable import ParametricAgent, from_unit, to_unit
-from evolve.agents.genome import Block, Layout
-from evolve.agents.parametric import PARAMETRIC
-from evolve.errors import UsageError
+from evolve.agents.genomes.champion import load_champion
+from evolve.agents.genomes.evolvable import ParametricAgent, from_unit, to_unit
+from evolve.agents.genomes.parametric import PARAMETRIC
+from evolve.core.errors import UsageError
+from evolve.core.layout import Block, Layout
 from evolve.evolution.config import ConfigError, load_config
 from evolve.evolution.runner import Evolution
 from evolve.games.registry import make_game
@@ -203,7 +203,7 @@ _BID_GAMES = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": 
 
 
 def _bidder_cases():
-    from evolve.agents.registry import BIDDER_GAMES, BIDDERS
+    from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDERS
 
     cases = [(g, f"cardcounting:bidder={b}") for g in _BID_GAMES for b in BIDDERS if g in BIDDER_GAMES.get(b, (g,))]
     cases += [(g, f"{name}:{init}") for name, kind in PARAMETRIC.items() if kind.role == "bid"

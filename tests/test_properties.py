@@ -3,7 +3,7 @@
 Hypothesis draws seeds, small numbers of deals, dealers (one start seat or one per deal),
 the bidder kind of each seat and, half of the time, explicit deck orders. Every recorded
 deal is then replayed in plain Python against small *independent* oracles written from
-SPEC §1 (they share no code with ``evolve.games``), except the Jass legality oracle,
+``docs/games.md`` (they share no code with ``evolve.games``), except the Jass legality oracle,
 which is the plain-Python ``standard_legal`` of ``tests/referees/jass_referees.py``.
 
 Checked per deal: the deal layout (hands + rest = the deck), trump / maker / bidding log
@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ref
 import jass_referees as jr  # noqa: E402
 
 # ======================================================================================
-# Independent oracles, written from SPEC §1 and the card encodings in the game docstrings
+# Independent oracles, written from ``docs/games.md`` and the card encodings in the game docstrings
 # (card id = suit * n_faces + face index).
 # ======================================================================================
 
@@ -162,7 +162,7 @@ class JassOracle(Oracle):
     last_bonus = 5
     TRUMP_LOW_TO_HIGH = "6 7 8 10 Q K A 9 J".split()  # J 9 A K Q 10 8 7 6, high to low
     SIDE_LOW_TO_HIGH = "6 7 8 9 10 J Q K A".split()
-    # SPEC §1.4 points table
+    # the Jass points table (docs/games.md)
     POINTS = {
         "trump": dict(zip("6 7 8 9 10 J Q K A".split(), (0, 0, 0, 14, 10, 20, 3, 4, 11))),
         "side": dict(zip("6 7 8 9 10 J Q K A".split(), (0, 0, 0, 0, 10, 2, 3, 4, 11))),
@@ -225,7 +225,7 @@ def case_id(case):
 
 # seat strings: card play by the registered agents, bidders random / simple (Euchre
 # thresholds 0 = always order up / always go alone, 999 = always pass) and the Euchre
-# table bidders (evolve.agents.euchre_bidding; simple in the other games)
+# table bidders (evolve.agents.bidding.euchre_tables; simple in the other games)
 BIDDERS = ["random", "random:bidder=simple", "random:bidder=simple,alone=0",
            "random:bidder=simple,order=999,call=999", "random:bidder=simple,order=0",
            "random:bidder=linear,bid_start=bulk", "random:bidder=group", "random:bidder=profile",
@@ -235,7 +235,7 @@ BIDDERS = ["random", "random:bidder=simple", "random:bidder=simple,alone=0",
 
 def bidders_for(game: str) -> list[str]:
     """The bidder seats that decide ``game``'s calls (Euchre table bidders: Euchre; Graf: Jass)."""
-    from evolve.agents.registry import BIDDER_GAMES
+    from evolve.agents.bidding.bidders import BIDDER_GAMES
 
     def bidder(seat: str) -> str:
         return seat.partition("bidder=")[2].split(",")[0]
@@ -244,7 +244,7 @@ def bidders_for(game: str) -> list[str]:
 
 
 def expected_target(game, options):
-    """SPEC: Euchre games to 10, Sueca rubbers to 4, standard Spades to 500, else none."""
+    """The rules (docs/games.md): Euchre games to 10, Sueca rubbers to 4, standard Spades to 500, else none."""
     if game == "euchre":
         return 10
     if game == "sueca":
@@ -490,7 +490,7 @@ def replay_deal(r, i, game, options, deck=None):
 def check_games(r, game, options):
     """Game accumulation, recomputed independently from the hand scores."""
     target = expected_target(game, options)
-    assert r.game.target == target, f"{game} {options}: target {r.game.target}, SPEC says {target}"
+    assert r.game.target == target, f"{game} {options}: target {r.game.target}, the rules say {target}"
     ns = n_sides(game, options)
     assert r.score.shape[1] == ns
     assert r.game_score.shape == (r.n_deals, ns)
@@ -614,9 +614,9 @@ def test_many_deals_scores_and_games(case):
 
 def test_workers_do_not_change_results(monkeypatch):
     """workers=2 equals workers=1 (chunks made small so that two processes really run)."""
-    import evolve.api
+    import evolve.runtime.play
 
-    monkeypatch.setattr(evolve.api, "CHUNK", 7)
+    monkeypatch.setattr(evolve.runtime.play, "CHUNK", 7)
     for game in GAMES:
         opts = OPTION_SETS.get(game, [{}])[-1]
         one = evolve.play(game, "random:bidder=simple", 30, seed=11, record=True, workers=1, **opts)

@@ -154,6 +154,6 @@ def test_readme_command_is_accepted(command, monkeypatch, capsys, tmp_path):
 
         load_config(namespace.config)
     if module_name == "evolve.studies":
-        from evolve.studies import load_study
+        from evolve.evaluate.studies import load_study
 
         load_study(namespace.config)

@@ -151,9 +151,10 @@ def _replay_ours(r, i):
 def _check_trump_flow(r, i):
     """calls / maker / forehand consistent with our rules AND with jass-kit's trump flow
     (GameSim.action_trump, game_sim.py:67-86), starting from our dealer."""
+    from jass.game.const import PUSH as JK_PUSH
+    from jass.game.const import next_player
     from jass.game.game_sim import GameSim
     from jass.game.rule_schieber import RuleSchieber
-    from jass.game.const import PUSH as JK_PUSH, next_player
 
     dealer, fh, mode, maker = int(r.dealer[i]), int(r.first_leader[i]), int(r.trump[i]), int(r.maker[i])
     c0, c1 = int(r.calls[i, 0]), int(r.calls[i, 1])

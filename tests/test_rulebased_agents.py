@@ -1,4 +1,4 @@
-"""Rule-based card-play baselines (SPEC §2): each agent's defining behaviour on crafted
+"""Rule-based card-play baselines (``docs/agents.md``): each agent's defining behaviour on crafted
 positions, the Markov card values, legality in every supported game, and strength against
 random with confidence intervals.
 
@@ -14,17 +14,17 @@ import numpy as np
 import pytest
 
 import evolve
-import evolve.agents.baselines  # noqa: F401  (registers the baselines until __init__ does)
-from evolve.agents.baselines import BASELINES, rule_params
-from evolve.agents.markov import markov_values
+import evolve.agents.rulebased.register  # noqa: F401  (registers the baselines until __init__ does)
 from evolve.agents.registry import AGENTS, AgentSpec, parse_seat
-from evolve.agents.rulebased import KIND_MARKOV, markov2_ratio, markov_ratio, rule_card
-from evolve.errors import UsageError
+from evolve.agents.rulebased.markov import markov_values
+from evolve.agents.rulebased.play import KIND_MARKOV, markov2_ratio, markov_ratio, rule_card
+from evolve.agents.rulebased.register import BASELINES, rule_params
+from evolve.core.errors import UsageError
+from evolve.core.stats import mean_ci, wilson
 from evolve.games.registry import make_game
 from evolve.games.rules import card_key, suit_of
 from evolve.games.state import CALLS, MAKER, NPLAYED, TRICK_CARDS, UPCARD
 from evolve.games.stepper import TrickState
-from evolve.stats import mean_ci, wilson
 
 EUCHRE_FACES, EUCHRE_SUITS = "9 10 J Q K A".split(), "CDHS"
 SUECA_FACES, SUECA_SUITS = "2 3 4 5 6 7 J Q K A".split(), "CDHS"
@@ -65,14 +65,6 @@ def play(state, *tricks):
         for c in trick:
             state.play(c)
     return state
-
-
-def test_constants_mirrored_from_the_game_modules():
-    from evolve.agents import rulebased
-    from evolve.games import euchre, sueca
-
-    assert rulebased.EUCHRE_CALL_ORDER == euchre.CALL_ORDER
-    assert rulebased.SUECA_SETUP_STUDY == sueca.SETUPS.index("study")
 
 
 def test_every_baseline_is_registered_with_its_games():
@@ -463,7 +455,7 @@ def paired_decks(n_cards, n, seed):
 
 def test_jass_rule_based_beats_random_on_paired_deals():
     """Each deal is played twice with the sides exchanged; per deal the agent's share of
-    the 157 points is the mean over both seatings (SPEC §5 "double rounds")."""
+    the 157 points is the mean over both seatings (the Jass paper's "double rounds")."""
     decks = paired_decks(36, 2000, 13)
     a = evolve.play("jass", ["jass_rule_based", "random"], decks=decks, seed=13)
     b = evolve.play("jass", ["random", "jass_rule_based"], decks=decks, seed=13)

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolve.agents import load_champion
-from evolve.errors import UsageError
+from evolve.agents.genomes.champion import load_champion
+from evolve.core.errors import UsageError
 from evolve.evolution.checkpoint import load_checkpoint
 
 HERE = Path(__file__).parent

@@ -1,11 +1,11 @@
-"""Search agents (SPEC §2): exact determinization, honesty, strength and legality.
+"""Search agents: exact determinization, honesty, strength and legality.
 
 1. Determinization: on decision points replayed from real random deals of every game
    (Euchre with bidding, order-ups, discards and lone hands; Sueca's shown trump card;
    Jass Buur-only voids; Spades with ``break_spades``), every sampled deal respects hand
    sizes, revealed voids and known cards, and the true deal is always consistent. On
    small late-deal positions an independent brute-force enumerator (written here from
-   the rules, sharing no code with ``evolve.agents.determinize``) gives the same number of
+   the rules, sharing no code with ``evolve.agents.search.determinize``) gives the same number of
    consistent deals, and a chi-square test accepts the sampler as uniform over them
    (Euchre: uniform over world states, the discard and the kitty told apart).
 2. Swap test: permuting the hidden hands of the other seats, with the deciding seat's
@@ -26,18 +26,18 @@ import numpy as np
 import pytest
 
 import evolve
-import evolve.agents.search_registry  # noqa: F401  (registers mc, dmcts, ismcts)
-from evolve.agents.determinize import count_deals, sample_deals
+import evolve.agents.search.register  # noqa: F401  (registers mc, dmcts, ismcts)
 from evolve.agents.registry import AGENTS, parse_seat
-from evolve.agents.search import search_card
-from evolve.agents.search_registry import decide_many, sample_positions
+from evolve.agents.search.card_search import search_card
+from evolve.agents.search.determinize import count_deals, sample_deals
+from evolve.bench.agents import decide_many, sample_positions
+from evolve.core.errors import UsageError
+from evolve.core.stats import paired_difference
 from evolve.games.bits import has
-from evolve.errors import UsageError
 from evolve.games.registry import make_game
 from evolve.games.rules import P_BUUR_RANK, P_N_RANKS, legal_cards, suit_of, trump_of
 from evolve.games.state import ALONE, CALLS, HISTORY, MAKER, N_ACTIVE, NPLAYED, PLAYED_BY, TRICK, UPCARD, VOIDS
 from evolve.games.stepper import TrickState
-from evolve.stats import paired_difference
 
 
 def bits(mask) -> set[int]:
@@ -103,7 +103,7 @@ def positions(game_name: str, n_deals: int, seed: int, seats="random:bidder=simp
 def oracle_places(g, seat, hand, pub):
     """From the rules and the observation alone: hidden places as (name, size, allowed
     cards); names are seats 0..3, 'discard' or 'pool'. Written independently of
-    evolve.agents.determinize."""
+    evolve.agents.search.determinize."""
     rules = g.rules
     mode = int(pub[0])
     n_cards = g.info.n_cards
@@ -512,8 +512,8 @@ def test_same_stream_same_decision_and_work_size_checked():
 def test_fast_rollout_matches_the_engine_updates(game_name, options):
     """``rollout`` (registers, inlined follow-suit rule) plays and scores exactly like
     ``legal_cards``/``note_play``/``finish_trick`` on the same random stream."""
-    from evolve.agents import search as S
-    from evolve.agents.determinize import det_prepare, det_sample
+    from evolve.agents.search import card_search as S
+    from evolve.agents.search.determinize import det_prepare, det_sample
     from evolve.games.state import PUB_SIZE, SIDE_POINTS, TRICKS_WON
 
     work = np.zeros(S.OFF_TREE)

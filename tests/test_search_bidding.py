@@ -1,4 +1,4 @@
-"""The search bidder (``bidder=search``, ``evolve.agents.search_bidding``).
+"""The search bidder (``bidder=search``, ``evolve.agents.bidding.search``).
 
 1. Legal calls in whole deals of every game it bids in (Jass with push, Euchre with and
    without stick-the-dealer and with lone hands, Spades exact and standard); the engine
@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.agents.registry import BIDDER_GAMES, BIDDERS, parse_seat
-from evolve.errors import UsageError
+from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDERS
+from evolve.agents.registry import parse_seat
+from evolve.core.errors import UsageError
+from evolve.evaluate.matrix import head_to_head
 from evolve.games.registry import make_game
-from evolve.stats.matrix import head_to_head
 
 SEARCH = "random:bidder=search,bid_iterations=60"
 

@@ -1,4 +1,4 @@
-"""Policy-guided playouts, value networks and maxvalue (issue 12): options and their
+"""Policy-guided playouts, value networks and maxvalue: options and their
 one-line errors, legality and reproducibility in the engine, the value network's training
 reproducibility, storage and its Numba forward pass."""
 
@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 import evolve
-import evolve.agents.search_registry  # noqa: F401  (registers the search agents)
+import evolve.agents.search.register  # noqa: F401  (registers the search agents)
 from evolve.agents.registry import parse_seat, split_seats
-from evolve.agents.value import load_value, save_value, train_value, value_dataset
-from evolve.agents.value_core import value_of
-from evolve.errors import UsageError
+from evolve.agents.search.value_net import load_value, save_value, value_of
+from evolve.core.errors import UsageError
 from evolve.games.registry import make_game
+from evolve.learn.value import train_value, value_dataset
 
 
 @pytest.mark.parametrize("game_name", ["spades", "euchre", "sueca", "jass"])
@@ -69,7 +69,7 @@ def test_value_network_is_reproducible_stored_without_pickle_and_evaluated_alike
     hands = [list(r.hands[0, s]) for s in range(4)]
     s = TrickState(g, hands, mode=int(r.trump[0]), leader=int(r.first_leader[0]))
     params = c.params()
-    from evolve.agents.search import result_scale
+    from evolve.games.scoring import result_scale
 
     scale = result_scale(g.rules, s.mode)
     for k in range(10):

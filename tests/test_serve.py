@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from evolve.serve import create_app
+from evolve.server.app import create_app
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +100,7 @@ def test_bad_actions_never_break_the_table(client):
 
 def readme_bot() -> str:
     """The README's remote bot (its python block that answers with ``bot.act``)."""
-    from test_readme import readme_blocks     # tests/ is on sys.path (rootdir-relative imports)
+    from test_readme import readme_blocks  # tests/ is on sys.path (rootdir-relative imports)
 
     return next(b for b in readme_blocks({"python"}) if "bot.act(" in b)
 
@@ -122,7 +122,7 @@ def test_a_remote_bot_plays_over_http(tmp_path):
         log = r.json["log"]
         assert len(log["results"]) == 4 and log["seats"][0] == url
         # the bot's decisions are the agent's own: the same table with the agent in its seats
-        from evolve.session import Table
+        from evolve.runtime.session import Table
 
         t = Table("euchre", ["highlow:bidder=simple", "random"] * 2, seed=3, deals=4)
         t.advance()

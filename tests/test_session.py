@@ -1,4 +1,4 @@
-"""evolve.session.Table: the same deals and scores as evolve.play, legality from the rules
+"""evolve.runtime.session.Table: the same deals and scores as evolve.play, legality from the rules
 layer, illegal actions refused with the table unchanged, logs that replay."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import evolve
-from evolve.errors import UsageError
-from evolve.session import IllegalAction, Player, TableError, Table, replay
+from evolve.core.errors import UsageError
+from evolve.runtime.session import IllegalAction, Player, Table, TableError, replay
 
 
 @pytest.mark.parametrize("game,options,seat,n", [

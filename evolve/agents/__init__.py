@@ -1,10 +1,12 @@
-"""Agents: registered by name, resolved to plain arrays the Numba engine dispatches on."""
+"""Agents: registered by name, resolved to plain arrays the Numba engine dispatches on.
 
+Importing this package registers every agent family (the rule-based baselines, the search
+agents) and the ``champion:PATH`` seat."""
+
+from evolve.agents.genomes.champion import Champion, load_champion
 from evolve.agents.registry import AGENTS, AgentDef, AgentSpec, pack_seats, parse_seat, parse_seats, register
-
-from evolve.agents import baselines as _baselines  # noqa: E402,F401  (registers the rule-based baselines)
-from evolve.agents import search_registry as _search  # noqa: E402,F401  (registers mc, dmcts, ismcts)
-from evolve.agents.champion import Champion, load_champion  # noqa: E402
+from evolve.agents.rulebased import register as _rulebased  # noqa: F401  (registers the rule-based baselines)
+from evolve.agents.search import register as _search  # noqa: F401  (registers mc, dmcts, ismcts, maxvalue, perfect_*)
 
 __all__ = ["AGENTS", "AgentDef", "AgentSpec", "Champion", "load_champion", "pack_seats", "parse_seat", "parse_seats",
            "register"]

@@ -12,29 +12,21 @@ from typing import Any, Callable
 
 import numpy as np
 
-from evolve.agents.policy import (
+from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDER_OPTIONS, bidder_from
+from evolve.agents.kinds import (
     BID_HI,
     BID_KIND,
     BID_LO,
     BID_RANDOM,
-    BID_SIMPLE,
+    PERFECT_KINDS,
     PLAY_HI,
     PLAY_KIND,
     PLAY_LO,
     PLAY_RANDOM,
     SEAT_INTS,
 )
-from evolve.agents import euchre_bidding, search_bidding
-from evolve.agents.kinds import PERFECT_KINDS
-from evolve.agents.table_bidders import BID_JASS_TABLE, JASS_GRAF
-from evolve.errors import UsageError
-from evolve.games.common import Option, resolve_options
-
-BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE,
-           "search": search_bidding.BID_SEARCH}
-# bidders that decide only some games' calls (their tables mean nothing in the others)
-BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
-                "search": ("spades", "euchre", "jass")}
+from evolve.core.errors import UsageError
+from evolve.games.options import Option, resolve_options
 
 
 @dataclass(frozen=True)
@@ -62,22 +54,15 @@ class AgentDef:
 
 AGENTS: dict[str, AgentDef] = {}
 
-BIDDER_OPTIONS = {
-    "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | Euchre table bidders "
-                     "linear | group | profile | context | explore (evolve.agents.euchre_bidding) | graf (Jass: "
-                     "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
-                     "determinized random playouts, evolve.agents.search_bidding)", tuple(BIDDERS)),
-    "bid_start": Option("auto", "Euchre table bidders: start vector default (SPEC §6) | bulk (shipped measured "
-                        "tables) | auto (linear: default, others: bulk)", ("auto", "default", "bulk")),
-    "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),
-    "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
-    "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
-    "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
-    "bid_iterations": Option(search_bidding.DEFAULT_ITERATIONS, "search bidder: playouts per bid or trump call "
-                             "(one determinization each)", kind=int, minimum=1),
-    "bid_c": Option(round(search_bidding.DEFAULT_C, 6), "search bidder: UCB1 exploration constant on rewards in "
-                    "[0, 1] (default sqrt 2)", kind=float, minimum=0.0),
-}
+
+# seats resolved by a module of their own: name -> (usage, resolve(rest of the seat string, game))
+RESOLVERS: dict[str, tuple[str, Callable[[str, Any], "AgentSpec"]]] = {}
+
+
+def register_resolver(name: str, usage: str, resolve: Callable[[str, Any], "AgentSpec"]) -> None:
+    """Resolve seat strings ``name:...`` with ``resolve`` (``champion:PATH`` registers itself
+    this way, so the registry needs no import of the modules above it)."""
+    RESOLVERS[name] = (usage, resolve)
 
 
 def register(agent: AgentDef) -> AgentDef:
@@ -86,22 +71,6 @@ def register(agent: AgentDef) -> AgentDef:
         raise ValueError(f"agent {agent.name!r} registered twice")
     AGENTS[agent.name] = agent
     return agent
-
-
-def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
-    """Bidder kind and parameters from the shared bidder options."""
-    if opts["bidder"] == "graf":
-        return BID_JASS_TABLE, JASS_GRAF.copy()
-    if opts["bidder"] == "search":
-        search_bidding.ensure_compiled()     # compile / load the callback here rather than mid-engine
-        return search_bidding.BID_SEARCH, np.array([opts["bid_iterations"], opts["bid_c"]], np.float64)
-    lo, hi = euchre_bidding.EUCHRE_TABLE_KINDS
-    if lo <= BIDDERS[opts["bidder"]] < hi:
-        return BIDDERS[opts["bidder"]], euchre_bidding.bidder_params(opts["bidder"], opts)
-    thresholds = [opts["order"], opts["call"], opts["alone"]]
-    defaults = [260, 260, 420]
-    params = np.array([(t if t >= 0 else d) / 100.0 for t, d in zip(thresholds, defaults)])
-    return BIDDERS[opts["bidder"]], params
 
 
 def _make_random(opts: dict, game) -> AgentSpec:
@@ -117,17 +86,11 @@ def parse_seat(text: str, game) -> AgentSpec:
     if isinstance(text, AgentSpec):
         return text
     name, _, rest = str(text).strip().partition(":")
-    if name == "champion":
-        from evolve.agents.champion import champion_seat
-
-        path, _, pair = rest.partition("@")
-        if not path:
-            raise UsageError("seat 'champion:PATH' needs the path of a champion.npz (optionally PATH@bidder, or "
-                             "PATH@seat for an evolved bidder)")
-        return champion_seat(path, game, pair)
+    if name in RESOLVERS:
+        return RESOLVERS[name][1](rest, game)
     agent = AGENTS.get(name)
     if agent is None:
-        raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join(AGENTS)}, champion:PATH")
+        raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join([*AGENTS, *(u for u, _ in RESOLVERS.values())])}")
     if game.name not in agent.games:
         raise UsageError(f"agent {name!r} does not play {game.name}; it plays: {', '.join(agent.games)}")
     given = {}

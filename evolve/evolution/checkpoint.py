@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.atomic import atomic_write, read_npz
-from evolve.errors import UsageError
+from evolve.core.errors import UsageError
+from evolve.core.files import atomic_write, read_npz
 
 FORMAT = 1
 
@@ -36,11 +36,11 @@ class RunState:
     finished: bool = False
     elite: np.ndarray | None = None   # best members of the last evaluated generation
     founders: np.ndarray | None = None  # warm-start genomes, kept as champion candidates
-    strategy: dict | None = None      # CMA-ES or ES state as named arrays (evolve.evolution.cma, .es)
+    strategy: dict | None = None      # CMA-ES or ES state as named arrays (evolve.evolution.strategies.cma, .es)
 
 
 # the run's own arrays; any other array of a checkpoint is the search-distribution
-# algorithm's state (``evolve.evolution.cma`` / ``es``: ``to_arrays``)
+# algorithm's state (``evolve.evolution.strategies.cma`` / ``es``: ``to_arrays``)
 RUN_ARRAYS = ("population", "fitness", "hof_genome", "elite", "founders", "meta", "logbook")
 
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from evolve.errors import UsageError
+from evolve.core.errors import UsageError
+from evolve.evolution.strategies import STRATEGIES
 
 
 class ConfigError(UsageError):
@@ -62,7 +63,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "network": {
         "encoding": Key((str,), "card", "card or hand", lambda s: s in ("card", "hand")),
-        "hidden": Key((list,), [], "a list of two positive integers (empty: the SPEC rule)",
+        "hidden": Key((list,), [], "a list of two positive integers (empty: the Spades thesis's rule, round(2/3 inputs + outputs))",
                       lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v))),
         "bias": Key((bool,), True, "true or false"),
         "direct": Key((bool,), False, "true (direct per-card feature connections to the outputs: would win the "
@@ -95,7 +96,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "checkpoint_seconds": Key((float, int), 30.0, "a non-negative number (seconds at least between two checkpoints; "
                                   "0: after every checkpoint_every generations)", _nonneg),
         "algorithm": Key((str,), "ga", "ga (the study's truncation, recombination and mutation), cma (DEAP's CMA-ES) "
-                         "or es (OpenAI-style evolution strategy)", lambda s: s in ("ga", "cma", "es")),
+                         "or es (OpenAI-style evolution strategy)", lambda s: s in STRATEGIES),
         "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
         "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos),
         "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos),
@@ -333,8 +334,8 @@ def validate(data: dict, path: Path | None = None) -> Config:
 
 def _check_agent(agent: dict, game, fail) -> None:
     """The ``[agent]`` table: a known kind for this game, a valid start and pairing."""
-    from evolve.agents.evolvable import bidder_spec
-    from evolve.agents.parametric import PARAMETRIC
+    from evolve.agents.genomes.evolvable import bidder_spec
+    from evolve.agents.genomes.parametric import PARAMETRIC
     from evolve.agents.registry import parse_seat
 
     kind = agent["kind"]
@@ -346,10 +347,11 @@ def _check_agent(agent: dict, game, fail) -> None:
     if game.name not in definition.games:
         fail("agent.kind", f"{kind!r} does not play {game.name}; it plays {', '.join(definition.games)}")
     if agent["init"].startswith("champion:"):
-        from evolve.agents.evolvable import ParametricAgent
+        from evolve.agents.genomes.champion import start_genome
+        from evolve.agents.genomes.evolvable import ParametricAgent
 
         try:
-            ParametricAgent(definition, game, agent["play"]).start(agent["init"])
+            start_genome(ParametricAgent(definition, game, agent["play"]), agent["init"])
         except UsageError as e:
             fail("agent.init", str(e))
     elif agent["init"] not in (*definition.starts, "uniform"):

@@ -1,9 +1,9 @@
-"""Fitness kinds (SPEC §4), computed per seat from a batch of recorded deals.
+"""Fitness kinds (the Spades thesis's simple and advanced fitness, and side figures), computed per seat from a batch of recorded deals.
 
 - ``simple``: tricks taken.
 - ``advanced``: for every trick taken, a score of the card that won it,
   round(100 x (1 - p)) with p the probability that this card wins a trick when it was
-  led / when it followed. Spades uses the SPEC's closed form; the other games use tables
+  led / when it followed. Spades uses the thesis's closed form (its Appendix B); the other games use tables
   measured by ``scripts/make_fitness_tables.py`` and shipped in
   ``evolve/evolution/data/advanced_fitness.npz`` (indexed [mode, card, role], role 0 =
   led, 1 = followed).
@@ -24,7 +24,7 @@ KINDS = ("simple", "advanced", "side_points", "side_score")
 
 
 def spades_table() -> np.ndarray:
-    """SPEC §4 Spades card scores [1, 52, 2] (role 0 led, 1 followed)."""
+    """The Spades thesis's card scores [1, 52, 2] (role 0 led, 1 followed)."""
     table = np.zeros((1, 52, 2), np.int64)
     for card in range(52):
         suit, r = divmod(card, 13)
@@ -38,11 +38,15 @@ def spades_table() -> np.ndarray:
     return table
 
 
+# games whose card scores have a closed form (the Spades thesis); the others' are measured
+CLOSED_FORM = {"spades": spades_table}
+
+
 @lru_cache(maxsize=None)
 def advanced_table(game: str) -> np.ndarray:
     """Card scores [modes, cards, 2] of a game."""
-    if game == "spades":
-        return spades_table()
+    if game in CLOSED_FORM:
+        return CLOSED_FORM[game]()
     with np.load(DATA, allow_pickle=False) as data:
         return np.asarray(data[game], np.int64)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.errors import UsageError
+from evolve.core.errors import UsageError
 from evolve.evolution.tournament import play_chunk
 
 SHARE_BYTES = 1 << 20      # arrays at least this large go through a shared file

@@ -1,13 +1,13 @@
-"""The evolution loop (SPEC §4) with neat-python-style reporters.
+"""The evolution loop (the Spades thesis's procedure and its extensions; ``docs/evolving.md``) with neat-python-style reporters.
 
 ``Evolution(config).run()`` evolves a population of genomes, networks or parametric agents
-alike (``evolve.agents.evolvable``), with the study's GA, CMA-ES or an OpenAI-style ES, until ``generations``
+alike (``evolve.agents.genomes.evolvable``), with the study's GA, CMA-ES or an OpenAI-style ES, until ``generations``
 have passed and ``patience`` generations have gone by without a new best (or
 ``max_generations``). It checkpoints at most every ``checkpoint_seconds`` (and at the end,
 and when interrupted). Random numbers of generation g come from (seed, g), so a resumed run
 continues bit for bit, whatever the number of workers or the backend.
 
-Genomes are kept in unit coordinates (see ``evolve.agents.evolvable``); seats and champions
+Genomes are kept in unit coordinates (see ``evolve.agents.genomes.evolvable``); seats and champions
 get them in natural units.
 """
 
@@ -21,27 +21,39 @@ from pathlib import Path
 import numpy as np
 from deap import tools
 
-import evolve
-from evolve.agents.champion import Champion, save_champion
-from evolve.agents.evolvable import NetworkAgent, ParametricAgent, from_unit, to_unit
-from evolve.agents.network import Architecture
-from evolve.agents.parametric import PARAMETRIC
+from evolve.agents.genomes.champion import Champion, save_champion, start_genome
+from evolve.agents.genomes.evolvable import (
+    NetworkAgent,
+    ParametricAgent,
+    from_unit,
+    to_unit,
+)
+from evolve.agents.genomes.parametric import PARAMETRIC
+from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import AgentSpec
-from evolve.api import played_options
-from evolve.errors import UsageError
-from evolve.evolution import cma, es
+from evolve.core.errors import UsageError
+from evolve.core.stats import mean_ci
+from evolve.core.version import __version__
+from evolve.evaluate.benchmark import seats_against
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
-from evolve.evolution.benchmark import seats_against
-from evolve.evolution.config import EXTENDABLE, Config, ConfigError, validate, validation_opponents
-from evolve.evolution.operators import make_toolbox, mutation_rate, next_generation
+from evolve.evolution.config import (
+    EXTENDABLE,
+    Config,
+    ConfigError,
+    validate,
+    validation_opponents,
+)
 from evolve.evolution.parallel import make_runner
+from evolve.evolution.reporters import (
+    CheckpointReporter,
+    PlotReporter,
+    ProgressReporter,
+    Reporter,
+)
+from evolve.evolution.strategies import cma, make_strategy
 from evolve.evolution.tournament import Tournament
-from evolve.stats import mean_ci
 from evolve.games.registry import make_game
-
-
-# Search-distribution algorithms: modules with from_config, sample, update, to_arrays, from_arrays
-STRATEGIES = {"cma": cma, "es": es}
+from evolve.runtime.play import played_options
 
 # A run's files; imitation.json alone is no run yet (a start that stopped while imitating
 # is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
@@ -67,93 +79,6 @@ def evolvable_of(cfg: Config, game):
     definition = PARAMETRIC[cfg.agent["kind"]]
     pair = cfg.agent["play"] if definition.role == "bid" else f"random:bidder={cfg.agent['bidder']}"
     return ParametricAgent(definition, game, pair)
-
-
-class Reporter:
-    """Hooks called by the loop; subclasses override what they need."""
-
-    def start(self, run: "Evolution", state: RunState) -> None: ...
-    def generation(self, run: "Evolution", state: RunState, record: dict) -> None: ...
-    def end(self, run: "Evolution", state: RunState) -> None: ...
-    def interrupted(self, run: "Evolution", state: RunState) -> None:
-        """The run was interrupted (default: as at the end, without the final work)."""
-
-
-class ProgressReporter(Reporter):
-    """A tqdm bar with each generation's best and mean fitness and the mutation rate."""
-
-    def __init__(self, enabled: bool = True):
-        self.enabled = enabled
-        self.bar = None
-        self.validation = None      # the last fixed-deal figure of the generation's best
-    def start(self, run, state):
-        from tqdm.auto import tqdm
-
-        total = max(run.config.evolution["generations"], state.generation)
-        self.bar = tqdm(total=total, initial=state.generation, desc=run.config.name, unit="gen",
-                        disable=not self.enabled, dynamic_ncols=True)
-
-    def generation(self, run, state, record):
-        if self.bar is None:
-            return
-        target = max(run.config.evolution["generations"], state.best_generation + run.config.evolution["patience"] + 1)
-        self.bar.total = min(target, run.config.evolution["max_generations"])
-        if "validation" in record:
-            self.validation = record["validation"]
-        extra = {} if self.validation is None else {"val": f"{self.validation:.3f}"}
-        # the GA's mutation rate, CMA-ES's step size; ES keeps its sigma fixed: nothing to show
-        algorithm = run.config.evolution["algorithm"]
-        if algorithm == "cma":
-            extra["sigma"] = f"{record['sigma']:.3g}"
-        elif algorithm == "ga":
-            extra["m"] = f"{record['mutation']:.2f}"
-        self.bar.set_postfix(best=f"{record['max']:.3f}", mean=f"{record['mean']:.3f}",
-                             hof=f"{state.hof_fitness:.3f}", **extra)
-        self.bar.update(1)
-
-    def end(self, run, state):
-        if self.bar is not None:
-            self.bar.close()
-            self.bar = None
-
-    def interrupted(self, run, state):
-        self.end(run, state)
-
-
-class CheckpointReporter(Reporter):
-    """Atomic checkpoint (plus logbook.json) after generations divisible by ``every``, at
-    least ``seconds`` apart, and at the end. An interrupted run saves on its way out (see
-    ``Evolution.run``), so a kill -9 loses at most about ``seconds`` of work."""
-
-    def __init__(self, every: int = 1, seconds: float = 30.0):
-        self.every = every
-        self.seconds = seconds
-        self.last = time.monotonic()
-
-    def start(self, run, state):
-        self.last = time.monotonic()
-
-    def generation(self, run, state, record):
-        if state.generation % self.every == 0 and time.monotonic() - self.last >= self.seconds:
-            run.save(state)
-            self.last = time.monotonic()
-
-    def end(self, run, state):
-        run.save(state)
-
-
-class PlotReporter(Reporter):
-    """Redraws the fitness curves every ``every`` generations and at the end."""
-
-    def __init__(self, every: int = 25):
-        self.every = every
-
-    def generation(self, run, state, record):
-        if state.generation % self.every == 0:
-            run.plot(state)
-
-    def end(self, run, state):
-        run.plot(state)
 
 
 @dataclass
@@ -185,33 +110,27 @@ class Evolution:
                                      ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
                                      ev["partner"] == "self", ev["common_random_numbers"],
                                      ev["evaluation"] == "lockstep")
-        self.toolbox = make_toolbox(ev["selection"], ev["mutation_operator"], ev["mutation_sigma"])
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
         self.workers = self.workers or cfg.parallel["workers"]
-        self.strategy = None
+        self.strategy = make_strategy(ev)
         if not self.reporters:
             self.reporters = [ProgressReporter(self.progress),
                               CheckpointReporter(ev["checkpoint_every"], ev["checkpoint_seconds"]), PlotReporter()]
 
     # ------------------------------------------------------------------ state
     @property
-    def strategy_module(self):
-        """The module of the run's search-distribution algorithm (``cma`` or ``es``), or None (GA)."""
-        return STRATEGIES.get(self.config.evolution["algorithm"])
-
-    @property
     def checkpoint_path(self) -> Path:
         return self.run_dir / "checkpoint.npz"
 
     def initial_state(self) -> RunState:
         """Generation 0: random genomes (the study), or with an ``[imitation]`` teacher the
-        imitating genome plus perturbed copies of it (see ``evolve.evolution.imitation``)."""
+        imitating genome plus perturbed copies of it (see ``evolve.learn.imitation``)."""
         seed = self.config.experiment["seed"]
         rng = np.random.default_rng([seed, 0x5EED])
         agent = self.config.agent
         pop = to_unit(self.layout, self.agent.initial(rng, self.config.evolution["population"], agent["init"],
-                                                      agent["noise"]))
+                                                      agent["noise"], start_genome(self.agent, agent["init"])))
         founders = None
         if self.config.imitation["teacher"]:
             founder = self.warm_start()
@@ -221,19 +140,15 @@ class Evolution:
             founders = founder[None, :].copy()
         elif agent["init"] != "uniform" and self.arch is None:
             founders = pop[:1].copy()     # the start point stays a champion candidate
-        strategy = None
-        module = self.strategy_module
-        if module is not None:
-            self.strategy = module.from_config(pop[0], len(pop), self.config.evolution)
-            pop = module.sample(self.strategy, seed, 0)
-            strategy = module.to_arrays(self.strategy)
+        pop = self.strategy.first(pop, seed)
+        strategy = self.strategy.to_arrays()
         return RunState(generation=0, population=pop, fitness=np.full(len(pop), np.nan),
                         hof_genome=np.clip(pop[0], -1.0, 1.0), hof_fitness=-np.inf, hof_generation=-1, best_generation=0,
                         logbook=[], seed=seed, config_hash=self.config.hash(), founders=founders, strategy=strategy)
 
     def warm_start(self) -> np.ndarray:
         """Train the imitating genome; its summary goes to ``imitation.json``."""
-        from evolve.evolution.imitation import imitate
+        from evolve.learn.imitation import imitate
 
         genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
                                   self.progress, self.workers)
@@ -293,15 +208,14 @@ class Evolution:
         (self.run_dir / "config.json").write_text(json.dumps(self.config.as_dict(), indent=2, default=str) + "\n")
 
     def save(self, state: RunState) -> None:
-        if self.strategy is not None:
-            state.strategy = self.strategy_module.to_arrays(self.strategy)
+        state.strategy = self.strategy.to_arrays()
         save_checkpoint(self.checkpoint_path, state)
         tmp = self.run_dir / "logbook.json.tmp"
         tmp.write_text(json.dumps(state.logbook))
         tmp.replace(self.run_dir / "logbook.json")
 
     def plot(self, state: RunState) -> Path:
-        from evolve.evolution.plots import plot_fitness, run_title, validation_label
+        from evolve.evolution.reporters import plot_fitness, run_title, validation_label
 
         return plot_fitness(state.logbook, self.plot_dir / "fitness.png", run_title(self.config.as_dict()),
                             validation_label(self.config.as_dict()))
@@ -328,8 +242,7 @@ class Evolution:
         fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
                                                    self.workers if runner else 1)
         played = counts > 0
-        rate = 0.0 if self.strategy is not None else mutation_rate(g, ev["generations"], ev["mutation_start"],
-                                                                  ev["mutation_end"], ev["mutation_schedule"])
+        rate = self.strategy.rate(g)
         f = fitness[played]
         record = {"gen": g, "max": float(f.max()), "mean": float(f.mean()), "std": float(f.std()), "min": float(f.min()),
                   "mutation": rate, "rounds": int(counts.sum()), "seconds": round(time.perf_counter() - t0, 4)}
@@ -342,16 +255,11 @@ class Evolution:
         every = ev["progress_every"]
         progress = bool(every) and g % every == 0
         if progress:
-            tracked = evaluated[best] if self.strategy is None else np.clip(self.strategy.centroid, -1.0, 1.0)
-        if self.strategy is not None:
-            module = self.strategy_module
-            module.update(self.strategy, state.population, np.where(played, fitness, -np.inf))
-            record["sigma"] = float(self.strategy.sigma)
-            population = module.sample(self.strategy, state.seed, g + 1)
-        else:
-            rng = np.random.default_rng([state.seed, g, 2])
-            population = next_generation(state.population, np.where(played, fitness, -np.inf), rate, self.toolbox, rng,
-                                         ev["selection"], ev["mutate_parents"])
+            mean = self.strategy.mean()
+            tracked = evaluated[best] if mean is None else mean
+        population, figures = self.strategy.next(state.population, np.where(played, fitness, -np.inf), state.seed, g,
+                                                 np.random.default_rng([state.seed, g, 2]))
+        record.update(figures)
         # the state changes only here, all at once, so an interrupt leaves a whole generation
         if fitness[best] > state.hof_fitness:
             state.hof_genome = evaluated[best].copy()
@@ -388,7 +296,8 @@ class Evolution:
         interrupt the last whole generation is checkpointed and ``RunInterrupted`` raised."""
         if resume:
             state = self.resume_state()
-            self.strategy = self.strategy_module.from_arrays(state.strategy) if state.strategy else None
+            if state.strategy:
+                self.strategy.restore(state.strategy)
         else:
             found = self.existing_run()
             if found and not overwrite:
@@ -420,11 +329,10 @@ class Evolution:
     def warm_up(self, population: np.ndarray) -> None:
         """Compile (or load) the kernels before the progress bar starts its clock: one
         table of one round, and breeding four members. (A real compile is announced on
-        stderr by ``evolve._numba_cache``.)"""
+        stderr by ``evolve.core.numba_cache``.)"""
         few = np.clip(population[: min(4, len(population))], -1.0, 1.0)
         replace(self.tournament, games=1, rounds=1).evaluate(self.member_specs(few), 0, 0)
-        if self.config.evolution["algorithm"] == "ga":
-            next_generation(few.copy(), np.arange(len(few), dtype=float), 0.5, self.toolbox, np.random.default_rng(0))
+        self.strategy.warm_up(few)
 
     def logbook(self, state: RunState) -> tools.Logbook:
         """The run's statistics as a DEAP Logbook."""
@@ -441,7 +349,8 @@ class Evolution:
         ev = self.config.evolution
         candidates = [state.hof_genome] + ([] if state.elite is None else list(state.elite))
         candidates += [] if state.founders is None else list(state.founders)
-        candidates += [] if self.strategy is None else [self.strategy.centroid.copy()]
+        mean = self.strategy.mean()
+        candidates += [] if mean is None else [mean]
         scores = [float(self.fixed_deal_scores(g, ev["validation_deals"], state.seed).mean()) for g in candidates]
         return candidates[int(np.argmax(scores))], scores
 
@@ -455,8 +364,8 @@ class Evolution:
         run against each validation opponent in turn (its side against the opponent's in
         partnership games, one seat against three otherwise), concatenated. The deals depend
         only on the run's seed."""
-        from evolve.api import play
         from evolve.evolution.fitness import seat_fitness
+        from evolve.runtime.play import play
 
         spec = self.member_specs(np.asarray(genome)[None, :])[0]
         out = []
@@ -485,7 +394,7 @@ class Evolution:
             "fitness_kind": self.config.evolution["fitness"], "fitness": state.hof_fitness,
             "generation": state.hof_generation, "generations_run": state.generation,
             "seed": state.seed, "config_hash": state.config_hash, "experiment": self.config.name,
-            "version": evolve.__version__,
+            "version": __version__,
         })
         if self.config.imitation["teacher"]:
             meta["imitation"] = {k: self.config.imitation[k] for k in ("teacher", "opponents", "deals", "epochs")}

@@ -1,4 +1,4 @@
-"""One generation's tournament (SPEC §4): tables of four seats, rotating hands.
+"""One generation's tournament (the Spades thesis's, and its extensions): tables of four seats, rotating hands.
 
 Seating: ``games_per_generation`` tables. Population tables seat four distinct members,
 drawn so that every member plays equally often (balanced random permutations); with
@@ -22,15 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evolve.agents.policy import families_of
+from evolve.agents.dispatch import families_of
 from evolve.agents.registry import AgentSpec, pack_tables, parse_seat
-from evolve.api import PlayResult
-from evolve.engine import accumulate_games, play_batch
 from evolve.evolution.fitness import seat_fitness
+from evolve.games.card_play import DealRecord, new_record
+from evolve.games.match import accumulate_games
 from evolve.games.registry import Game
-from evolve.games.tricks import DealRecord, new_record
-from evolve.lockstep import play_lockstep
-
+from evolve.runtime.batch import play_batch
+from evolve.runtime.lockstep import play_lockstep
+from evolve.runtime.play import PlayResult
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def play_chunk(rules, ints, params, per_table, key, base, base_dealer, shape, wo
     that every chunk and generation (and the warm-up) plays with the same engine kernel.
     ``common``: every table draws the agents' random streams of deals 0 .. per_table-1
     (common random numbers), instead of those of its own deal indices. ``lockstep``: play
-    by ``evolve.lockstep`` when networks are seated (the same results)."""
+    by ``evolve.runtime.lockstep`` when networks are seated (the same results)."""
     decks, dealers = expand_deals(base, base_dealer, shape[0], per_table, first, last)
     n = decks.shape[0]
     rec = new_record(n, *shape, record)

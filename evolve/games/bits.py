@@ -11,11 +11,12 @@ makes every deal reproducible on its own, whatever the chunking or the number of
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from llvmlite import ir
+from numba import njit
 from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
+
 
 def kernel(fn=None, *, fastmath=False):
     """Compile a hot-loop function with Numba, cached, *without* reference counting.

@@ -23,15 +23,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from evolve.core.errors import checked_int
 from evolve.games.bits import bit, has
-from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.card_play import play_tricks, record_play
+from evolve.games.dealing import deal_hands
+from evolve.games.info import GameInfo
+from evolve.games.options import Option
+from evolve.games.protocol import PASSED_OUT, Protocol, ProtocolError
 from evolve.games.rules import (
     GAME_EUCHRE,
     LEGAL_FOLLOW,
+    P_DISCARD_UPCARD,
     P_GAME,
     P_HAND,
     P_LEGALITY,
-    P_DISCARD_UPCARD,
     P_N_CARDS,
     P_N_MODES,
     P_N_RANKS,
@@ -44,7 +49,6 @@ from evolve.games.rules import (
 )
 from evolve.games.state import ALONE, CALLS, MAKER, MODE, PHASE, UPCARD
 from evolve.games.template import policy_hook, template
-from evolve.games.tricks import play_tricks, record_play
 
 # supplied by the layer above (evolve.agents.bidding via evolve.engine)
 choose_euchre_order = policy_hook("choose_euchre_order", "(kinds, params, seat, rules, hand, pub, rngs) -> bool")
@@ -67,7 +71,7 @@ OPTIONS = {
     "target": Option(10, "game target in points (0: no games)", kind=int, minimum=0),
 }
 
-# fixed strength scores of the cooperative-agents code (SPEC §2), rank 9..A = 0..5
+# fixed strength scores of the Euchre paper's code (docs/agents.md), rank 9..A = 0..5
 _STUDY_PLAIN = (1, 2, 3, 4, 5, 6)
 _STUDY_TRUMP = (7, 8, 13, 9, 10, 11)
 
@@ -101,7 +105,7 @@ def build(opts: dict):
 def score_deal(tricks, maker, alone, score):
     """Set the hand score per side in ``score`` (zeros on entry) from the ``tricks`` per seat,
     the ``maker`` and whether it went ``alone``: makers 3-4 tricks 1, march 2, lone march
-    4; euchred makers give the defenders 2. The engine's deal and ``evolve.session`` both
+    4; euchred makers give the defenders 2. The engine's deal and ``evolve.runtime.session`` both
     score with it."""
     side = maker % 2
     taken = tricks[maker] + tricks[(maker + 2) % 4]
@@ -202,9 +206,185 @@ def finish(rules, pub, rec, i):
     score_deal(rec.tricks[i], maker, alone, rec.score[i])
 
 
+CALL_ALONE = 6       # the maker plays alone
+CALL_PARTNER = 7     # the maker plays with its partner
+CALL_NAMES = {0: "clubs", 1: "diamonds", 2: "hearts", 3: "spades", CALL_PASS: "pass", CALL_ORDER: "order",
+              CALL_ALONE: "alone", CALL_PARTNER: "partner"}
+
+
+class EuchreProtocol(Protocol):
+    """Euchre: round 1 from the forehand (order the turned card up or pass); if it is
+    ordered up the dealer takes it and discards a card face down; otherwise round 2 (name
+    another suit or pass; stick the dealer: the dealer may not pass); four passes more and
+    the deal is passed out. The maker then goes alone or plays with its partner, and the
+    forehand leads (the next seat if the forehand sits out). ``setup = "fixed_spades"``:
+    spades are trump for the dealer's side, no call at all."""
+
+    @property
+    def fixed(self) -> bool:
+        return int(self.rules[P_SETUP]) == SETUP_FIXED_SPADES
+
+    def begin(self, state):
+        state.pub[UPCARD] = state.upcard
+        if self.fixed:
+            state.maker = state.dealer
+            state.pub[MODE] = 3
+            state.pub[MAKER] = state.dealer
+            state.pub[ALONE] = 0
+            self.play_from(state, 3, state.forehand)
+        else:
+            self.ask(state, "order", state.forehand)
+
+    def shown_card(self, deck, dealer, rngs):
+        return int(deck[20])
+
+    def recorded_shown_card(self, result, i):
+        return int(result.rest[i, 0])
+
+    def bidding_legal(self, state, hand):
+        d = state.decision
+        if d == "order":
+            return CALL_PASS, CALL_ORDER
+        if d == "call":
+            suits = tuple(s for s in range(4) if s != state.upcard // 6)
+            return suits if state.args["must_call"] else suits + (CALL_PASS,)
+        if d == "alone":
+            return CALL_ALONE, CALL_PARTNER
+        # the discard: any of the dealer's six cards (not the turned card with discard_upcard=false)
+        if hand is None:
+            raise ProtocolError("the dealer's discard needs its six cards")
+        return tuple(sorted(c for c in hand if c != state.upcard or self.rules[P_DISCARD_UPCARD] != 0))
+
+    def expected(self, state):
+        d = state.decision
+        if d == "order":
+            return "4 (pass) or 5 (order up) in round 1"
+        if d == "call":
+            up = state.upcard // 6
+            if state.args["must_call"]:
+                return f"a suit 0..3 other than {up} (the turned card's) in round 2; stick the dealer: the dealer may not pass"
+            return f"a suit 0..3 other than {up} (the turned card's) or 4 (pass) in round 2"
+        if d == "alone":
+            return "the maker's 6 (alone) or 7 (partner) after trump is made"
+        return "a card of the dealer's six" + ("" if self.rules[P_DISCARD_UPCARD] else " other than the turned card")
+
+    def no_calls(self, state):
+        if self.fixed:
+            return "euchre setup=fixed_spades has no bidding"
+        return super().no_calls(state)
+
+    def decision_hand(self, state, seat):
+        hand = super().decision_hand(state, seat)
+        if hand is not None and state.decision == "discard" and seat == state.dealer:
+            hand = sorted(hand + [state.upcard])     # the dealer holds six cards until it discards
+        return hand
+
+    def advance(self, state, seat, action):
+        d, pub = state.decision, state.pub
+        if d == "order":
+            k = (seat - state.forehand) % 4
+            state.calls.append((seat, action))
+            pub[CALLS + k] = action
+            if action == CALL_ORDER:
+                state.mode, state.maker, state.holder = state.upcard // 6, seat, state.dealer
+                pub[MODE] = state.mode
+                pub[PHASE] = 1
+                self.ask(state, "discard", state.dealer, trump=state.mode)
+            elif k == 3:
+                self.ask(state, "call", state.forehand, must_call=self._must_call(state, state.forehand))
+            else:
+                self.ask(state, "order", (seat + 1) % 4)
+        elif d == "call":
+            k = (seat - state.forehand) % 4
+            state.calls.append((seat, action))
+            pub[CALLS + 4 + k] = action
+            if action != CALL_PASS:
+                state.mode, state.maker = action, seat
+                pub[MODE] = action
+                pub[MAKER] = seat
+                self.ask(state, "alone", seat, trump=action)
+            elif k == 3:
+                state.decision, state.to_act, state.args = PASSED_OUT, -1, {}
+            else:
+                nxt = (seat + 1) % 4
+                self.ask(state, "call", nxt, must_call=self._must_call(state, nxt))
+        elif d == "discard":
+            self._discarded(state, action)
+        else:
+            state.calls.append((seat, action))
+            state.alone = action == CALL_ALONE
+            pub[ALONE] = 1 if state.alone else 0
+            self.play_from(state, state.mode, state.forehand)
+
+    def _must_call(self, state, seat):
+        return bool(self.rules[P_STICK]) and seat == state.dealer
+
+    def _discarded(self, state, card):
+        """The dealer has laid ``card`` away (-1: unseen by this observer); the maker
+        decides to go alone (the kernel sets the maker just before it asks)."""
+        state.discard = int(card)
+        if state.hands is not None and card >= 0:
+            six = state.hands[state.dealer] + [state.upcard]
+            six.remove(card)
+            state.hands[state.dealer] = sorted(six)
+        state.pub[MAKER] = state.maker
+        self.ask(state, "alone", state.maker, trump=state.mode)
+
+    def skip_private(self, state):
+        if state.decision != "discard":
+            super().skip_private(state)
+        self._discarded(state, -1)
+
+    def apply(self, state, seat, action, where=""):
+        if state.decision == "discard" and state.hands is None and seat == state.maker and action in (
+                CALL_ALONE, CALL_PARTNER):
+            self.skip_private(state)    # a call list never shows the discard: it happened face down
+        super().apply(state, seat, action, where)
+
+    def settle(self, state, seat, hand_size):
+        if state.decision == "discard" and not (seat == state.dealer and hand_size == self.info.hand_size + 1):
+            self.skip_private(state)
+
+    def not_to_act(self, state, seat):
+        if state.decision == "alone":
+            return (f"seat {seat} is not to decide; the maker {state.maker} decides to go alone"
+                    + (" (after the dealer's discard)" if state.holder >= 0 else ""))
+        return super().not_to_act(state, seat)
+
+    def trump_implied(self, state):
+        return self.fixed
+
+    def check_upcard(self, upcard, seat, hand, trump):
+        checked_int(upcard, "upcard", 0, 23, expect="the turned card, a card id 0..23", error=ProtocolError)
+        return int(upcard)
+
+    def recorded_actions(self, result, i):
+        if self.fixed:
+            return []
+        dealer = int(result.dealer[i])
+        fh = (dealer + 1) % 4
+        out = [((fh + k % 4) % 4, int(result.calls[i, k])) for k in range(8) if result.calls[i, k] >= 0]
+        if int(result.trump[i]) >= 0:
+            if int(result.discard[i]) >= 0:
+                out.append((dealer, int(result.discard[i])))
+            out.append((int(result.maker[i]), CALL_ALONE if result.alone[i] else CALL_PARTNER))
+        return out
+
+    def hand_score(self, state, tricks, points):
+        score = np.zeros(4, np.int64)
+        score_deal(np.asarray(tricks, np.int64), state.maker, state.alone, score)
+        return score, np.zeros(2, np.int64)
+
+    def action_name(self, decision, action):
+        if decision in ("card", "discard"):
+            return super().action_name(decision, action)
+        return CALL_NAMES.get(int(action), str(action))
+
+
 INFO = GameInfo(
     name="euchre", n_cards=24, hand_size=5, n_modes=4, suits="CDHS",
     faces=("9", "10", "J", "Q", "K", "A"), options=OPTIONS, build=build,
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="24 cards, bowers, two bidding rounds, going alone; partnership game to 10",
+    game_id=GAME_EUCHRE, protocol=EuchreProtocol,
 )

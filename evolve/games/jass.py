@@ -6,7 +6,7 @@ Card id = suit * 9 + rank; suits D, H, S, C (0..3, jass-kit's order); ranks 6, 7
 
 The forehand (seat after the dealer) declares a mode or pushes; after a push its partner
 must declare. The forehand leads either way. Legality: see ``rules.jass_legal``.
-Points per SPEC §1.4, last trick +5 (157). ``match_bonus``: all nine tricks +100.
+Points as in ``docs/games.md``, last trick +5 (157). ``match_bonus``: all nine tricks +100.
 ``multipliers``: diamonds/hearts x1, spades/clubs x2, Obe/Une x3 on the hand score.
 """
 
@@ -15,7 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.card_play import play_tricks, record_play
+from evolve.games.dealing import deal_hands
+from evolve.games.info import GameInfo
+from evolve.games.options import Option
+from evolve.games.protocol import Protocol
 from evolve.games.rules import (
     GAME_JASS,
     LEGAL_JASS,
@@ -36,7 +40,6 @@ from evolve.games.rules import (
 )
 from evolve.games.state import CALLS, MAKER, MODE, PUSHED
 from evolve.games.template import policy_hook, template
-from evolve.games.tricks import play_tricks, record_play
 
 # supplied by the layer above (evolve.agents.bidding via evolve.engine)
 choose_jass_mode = policy_hook("choose_jass_mode", "(kinds, params, seat, rules, hand, pub, rngs, may_push) -> mode")
@@ -92,7 +95,7 @@ def build(opts: dict):
 def score_deal(rules, mode, tricks, points, score):
     """Add the match bonus (option) to the card ``points`` per side of a side that took all
     nine ``tricks`` (per seat), and set the hand ``score`` per side: the points times the
-    mode's multiplier (option). The engine's deal and ``evolve.session`` both score with it."""
+    mode's multiplier (option). The engine's deal and ``evolve.runtime.session`` both score with it."""
     bonus = rules[P_MATCH_BONUS]
     for side in range(2):
         if bonus > 0 and tricks[side] + tricks[side + 2] == 9:
@@ -142,9 +145,59 @@ def finish(rules, pub, rec, i):
     score_deal(rules, mode, rec.tricks[i], rec.points[i], rec.score[i])
 
 
+class JassProtocol(Protocol):
+    """Schieber: the forehand declares a mode or pushes; after a push its partner must
+    declare. The forehand leads either way."""
+
+    counts = "card points"
+    share_of_points = True      # 157 points per deal (257 with the match bonus)
+
+    def begin(self, state):
+        self.ask(state, "trump", state.forehand, may_push=True)
+
+    def bidding_legal(self, state, hand):
+        return tuple(range(6)) + ((JASS_PUSH,) if state.args["may_push"] else ())
+
+    def expected(self, state):
+        return "a mode 0..5" + (" or 6 (push)" if state.args["may_push"] else " (only after a push)")
+
+    def no_calls(self, state):
+        return "jass has at most two trump calls (push, then the partner's mode)"
+
+    def advance(self, state, seat, action):
+        state.calls.append((seat, action))
+        state.pub[CALLS + len(state.calls) - 1] = action
+        if action == JASS_PUSH:
+            state.pub[PUSHED] = 1
+            self.ask(state, "trump", (seat + 2) % 4, may_push=False)
+            return
+        state.mode, state.maker = action, seat
+        state.pub[MODE] = action
+        state.pub[MAKER] = seat
+        self.play_from(state, action, state.forehand)
+
+    def recorded_actions(self, result, i):
+        fh = (int(result.dealer[i]) + 1) % 4
+        out = [(fh, int(result.calls[i, 0]))]
+        if int(result.calls[i, 1]) >= 0:
+            out.append(((fh + 2) % 4, int(result.calls[i, 1])))
+        return out
+
+    def hand_score(self, state, tricks, points):
+        score = np.zeros(4, np.int64)
+        score_deal(self.rules, state.mode, np.asarray(tricks, np.int64), points, score)
+        return score, np.zeros(2, np.int64)
+
+    def action_name(self, decision, action):
+        if decision == "trump":
+            return "push" if action == JASS_PUSH else self.info.mode_names[int(action)]
+        return super().action_name(decision, action)
+
+
 INFO = GameInfo(
     name="jass", n_cards=36, hand_size=9, n_modes=6, suits="DHSC",
     faces=("6", "7", "8", "9", "10", "J", "Q", "K", "A"), options=OPTIONS, build=build,
     mode_names=("diamonds", "hearts", "spades", "clubs", "obe-abe", "une-ufe"),
     describe="Schieber: 36 cards, six modes with push, 157 points per deal",
+    game_id=GAME_JASS, protocol=JassProtocol,
 )

@@ -1,22 +1,29 @@
 """The game registry: every game is a module on the shared trick engine.
 
 ``make_game("euchre", setup="fixed_spades")`` validates options and returns a ``Game``
-(static info, the option values and the flat Numba ``rules`` array).
+(static info, the option values, the flat Numba ``rules`` array and the game's protocol).
+``MODULES`` is the one list of game modules: adding a game is its module (rules tables,
+deal kernels ``deal`` / ``setup`` / ``finish``, protocol, ``INFO``) plus its entry here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from evolve.errors import UsageError
-from evolve.games import euchre, jass, spades, sueca
-from evolve.games.common import GameInfo, resolve_options
 import numpy as np
 
-from evolve.games.rules import P_BIDDING, P_PARTNERSHIP, P_TARGET
+from evolve.core.errors import UsageError
+from evolve.games import euchre, jass, spades, sueca
+from evolve.games.info import GameInfo
+from evolve.games.options import resolve_options
+from evolve.games.protocol import Protocol
+from evolve.games.rules import P_PARTNERSHIP, P_TARGET
 
-GAMES: dict[str, GameInfo] = {m.INFO.name: m.INFO for m in (spades, euchre, sueca, jass)}
+MODULES = (spades, euchre, sueca, jass)
+GAMES: dict[str, GameInfo] = {m.INFO.name: m.INFO for m in MODULES}
+KERNELS = {m.INFO.game_id: m for m in MODULES}   # rules[P_GAME] -> the module with its deal kernels
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,13 @@ class Game:
     def bag_limit(self) -> int:
         """Accumulated bags that cost a side 100 points (standard Spades bidding: 10; 0: no
         bag penalty)."""
-        return 10 if self.name == "spades" and self.rules[P_BIDDING] == spades.BID_STANDARD else 0
+        return self.protocol.bag_limit
+
+    @cached_property
+    def protocol(self) -> Protocol:
+        """The game's protocol: its calls, who acts, when play starts, its figures
+        (``evolve.games.protocol``)."""
+        return self.info.protocol(self)
 
     def side_of(self, seat: int) -> int:
         """The side a seat scores for."""

@@ -4,14 +4,14 @@ Card id = suit * 13 + rank; suits C, D, H, S (0..3); ranks 2..A (0..12).
 Default: cut-throat (four individual players), no bidding, objective tricks, spades may be
 led at any time. Options: ``partnership``, ``break_spades`` (``never_broken``: OpenSpiel's
 rule, a spade is led only from a hand of spades), ``bidding`` none | exact |
-standard (see SPEC §1.1), and ``target`` (game to 500 under standard bidding).
+standard (see ``docs/games.md``), and ``target`` (game to 500 under standard bidding).
 
 Standard scoring, per side: the contract is the sum of the two non-nil bids; a made
 contract scores 10 x contract plus one per overtrick (a "bag"), a set one -10 x contract;
 the tricks of a nil bidder count toward the side's tricks (as in OpenSpiel); partners'
 bids total at most 13; a nil bid scores +100 if the
 bidder takes no trick, else -100; every 10 accumulated bags cost 100 (applied in the game
-score, see ``evolve.engine.accumulate_games``).
+score, see ``evolve.games.match.accumulate_games``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.card_play import play_tricks, record_play
+from evolve.games.dealing import deal_hands
+from evolve.games.info import GameInfo
+from evolve.games.options import Option
+from evolve.games.protocol import Protocol
 from evolve.games.rules import (
     BREAK_NEVER,
     GAME_SPADES,
@@ -39,7 +43,6 @@ from evolve.games.rules import (
 )
 from evolve.games.state import BIDS
 from evolve.games.template import policy_hook, template
-from evolve.games.tricks import play_tricks, record_play
 
 # supplied by the layer above (evolve.agents.bidding via evolve.engine)
 choose_spades_bid = policy_hook(
@@ -91,7 +94,7 @@ def exact_score(bid, tricks):
 def score_deal(rules, bids, tricks, score, bags):
     """Add the hand score of a played deal to ``score`` (per side, or per seat in cut-throat;
     zeros on entry) and the standard-bidding overtricks to ``bags`` (per side), from the
-    ``bids`` and the ``tricks`` per seat. The engine's deal and ``evolve.session`` both
+    ``bids`` and the ``tricks`` per seat. The engine's deal and ``evolve.runtime.session`` both
     score with it."""
     bidding = rules[P_BIDDING]
     partnership = rules[P_PARTNERSHIP] != 0
@@ -170,9 +173,76 @@ def finish(rules, pub, rec, i):
     score_deal(rules, rec.bids[i], t, rec.score[i], rec.bags[i])
 
 
+class SpadesProtocol(Protocol):
+    """Spades: four bids from the forehand (none with ``bidding=none``), then the forehand
+    leads; spades are trump throughout."""
+
+    @property
+    def bidding(self) -> int:
+        return int(self.rules[P_BIDDING])
+
+    @property
+    def bag_limit(self) -> int:
+        """Accumulated bags that cost a side 100 points (standard bidding: 10; 0: none)."""
+        return 10 if self.bidding == BID_STANDARD else 0
+
+    def begin(self, state):
+        state.mode = 0      # spades are trump from the start (the kernel never writes pub[MODE])
+        if self.bidding == BID_NONE:
+            self.play_from(state, 0, state.forehand)
+        else:
+            self._ask_bid(state, state.forehand)
+
+    def _ask_bid(self, state, seat):
+        partner = state.bids[(seat + 2) % 4]
+        top = 13 - partner if self.rules[P_PARTNERSHIP] and partner >= 0 else 13
+        self.ask(state, "bid", seat, allow_nil=self.bidding == BID_STANDARD, max_bid=int(top))
+
+    def bidding_legal(self, state, hand):
+        return tuple(range(state.args["max_bid"] + 1))
+
+    def expected(self, state):
+        return f"a bid 0..{state.args['max_bid']}"
+
+    def no_calls(self, state):
+        n = 0 if self.bidding == BID_NONE else 4
+        return f"spades with bidding={BIDDING[self.bidding]} has {n} bids"
+
+    def advance(self, state, seat, action):
+        state.bids[seat] = action
+        state.pub[BIDS + seat] = action
+        state.calls.append((seat, action))
+        nxt = (seat + 1) % 4
+        if nxt == state.forehand:
+            self.play_from(state, 0, state.forehand)
+        else:
+            self._ask_bid(state, nxt)
+
+    def trump_implied(self, state):
+        return True
+
+    def recorded_actions(self, result, i):
+        if self.bidding == BID_NONE:
+            return []
+        fh = (int(result.dealer[i]) + 1) % 4
+        return [((fh + k) % 4, int(result.bids[i, (fh + k) % 4])) for k in range(4)]
+
+    def hand_score(self, state, tricks, points):
+        score = np.zeros(4, np.int64)
+        bags = np.zeros(2, np.int64)
+        score_deal(self.rules, np.array(state.bids, np.int64), np.asarray(tricks, np.int64), score, bags)
+        return score, bags
+
+    def action_name(self, decision, action):
+        if decision == "bid" and action == 0 and self.bidding == BID_STANDARD:
+            return "nil"
+        return super().action_name(decision, action)
+
+
 INFO = GameInfo(
     name="spades", n_cards=52, hand_size=13, n_modes=1, suits="CDHS",
     faces=("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"),
     options=OPTIONS, build=build, mode_names=("spades",),
     describe="52 cards, spades trump; cut-throat by default, optional partnership and bidding",
+    game_id=GAME_SPADES, protocol=SpadesProtocol,
 )

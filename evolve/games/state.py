@@ -5,7 +5,7 @@ bids, the current trick, who played which card, known voids and the full trick h
 Hidden hands never live in it; the engine keeps them apart and hands each agent only its
 own. An agent's observation is therefore ``(seat, own hand, pub)`` and nothing else (the
 one exception, the explicitly perfect-information upper bounds, is made in
-``evolve.agents.policy.choose_card``, not here).
+``evolve.agents.dispatch.choose_card``, not here).
 
 Card masks are stored in int64 slots holding the uint64 bit pattern (see ``as_mask``).
 """

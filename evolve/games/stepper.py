@@ -15,15 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.games.bits import ONE, ZERO, cards_of, mask_of
+from evolve.games.protocol import ProtocolError
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import legal_cards, suit_of
+from evolve.games.rules import legal_cards
 from evolve.games.state import (
     HISTORY,
     HISTORY_STRIDE,
     MODE,
-    N_ACTIVE,
     NPLAYED,
-    OUT_SEAT,
     PUB_SIZE,
     SIDE_POINTS,
     TRICK,
@@ -33,7 +32,7 @@ from evolve.games.state import (
     UPCARD,
     reset_pub,
 )
-from evolve.games.table import finish_trick, note_play, start_trick
+from evolve.games.trick import next_active, open_play, play_step
 
 
 class TrickState:
@@ -60,13 +59,10 @@ class TrickState:
         self.pub[MODE] = self.mode
         self.out_seat = int(out_seat)
         self.n_active = 3 if out_seat >= 0 else 4
-        self.pub[N_ACTIVE] = self.n_active
-        self.pub[OUT_SEAT] = self.out_seat
         self.n_tricks = self.game.info.n_tricks
         self.trick_winners: list[int] = []
         self.done = False
-        start_trick(self.pub, 0, leader)
-        self.to_move = leader if leader != out_seat else (leader + 1) % 4
+        self.to_move = int(open_play(self.pub, leader if leader != out_seat else (leader + 1) % 4, self.out_seat))
 
     def legal_mask(self) -> np.uint64:
         """Legal cards of the seat to move, as a mask."""
@@ -94,22 +90,15 @@ class TrickState:
         if (legal >> np.uint64(card)) & ONE == ZERO:
             raise ValueError(f"card {card} is not legal for seat {self.to_move}; legal: {cards_of(legal)}")
         seat = self.to_move
-        q = int(self.pub[NPLAYED])
-        self.hands[seat] &= ~(ONE << np.uint64(card))
-        led = suit_of(self.rules, self.mode, card if q == 0 else int(self.pub[TRICK_CARDS]))
-        note_play(self.rules, self.mode, self.pub, seat, card, q, led)
-        if q + 1 < self.n_active:
-            nxt = (seat + 1) % 4
-            self.to_move = nxt if nxt != self.out_seat else (nxt + 1) % 4
-            return
         t = int(self.pub[TRICK])
-        winner = int(finish_trick(self.rules, self.mode, self.pub, t, self.n_active))
-        self.trick_winners.append(winner)
-        if t + 1 == self.n_tricks:
+        self.hands[seat] &= ~(ONE << np.uint64(card))
+        nxt = int(play_step(self.rules, self.mode, self.pub, seat, card))
+        if nxt < 0 or int(self.pub[TRICK]) != t:
+            self.trick_winners.append(int(self.pub[HISTORY + t * HISTORY_STRIDE + 5]))
+        if nxt < 0:
             self.done = True
-            return
-        start_trick(self.pub, t + 1, winner)
-        self.to_move = winner
+        else:
+            self.to_move = nxt
 
     @property
     def tricks_won(self) -> list[int]:
@@ -129,35 +118,48 @@ class TrickState:
             out.append((int(self.pub[h]), cards, w))
         return out
 
+    def trick_pairs(self) -> list[list[tuple[int, int]]]:
+        """The finished tricks as (seat, card) pairs in play order."""
+        return [trick_pairs(leader, cards, self.out_seat) for leader, cards, _ in self.history()]
+
+
+def trick_pairs(leader: int, cards: list[int], out_seat: int) -> list[tuple[int, int]]:
+    """(seat, card) of a trick from its leader and its cards in play order."""
+    out, seat = [], int(leader)
+    for c in cards:
+        out.append((seat, int(c)))
+        seat = int(next_active(seat, out_seat))
+    return out
+
+
+def recorded_plays(result, i: int) -> tuple[list[list[int]], list[int], int]:
+    """The cards each seat played in deal ``i`` of a recorded ``evolve.play`` result, the
+    cards in play order and the seat that sits out (-1)."""
+    out = (int(result.maker[i]) + 2) % 4 if result.alone[i] else -1
+    n_active = 3 if out >= 0 else 4
+    plays = [int(c) for c in result.plays[i] if c >= 0]
+    held: list[list[int]] = [[] for _ in range(4)]
+    for t in range(result.leaders.shape[1]):
+        for seat, card in trick_pairs(int(result.leaders[i, t]), plays[t * n_active:(t + 1) * n_active], out):
+            held[seat].append(card)
+    return held, plays, out
+
 
 def replay_decisions(game: Game, result, i: int):
     """The card-play decisions of deal ``i`` of a recorded ``evolve.play`` result
     (``record=True``), replayed on the engine's own rules. Yields ``(seat, hand, legal,
     mode, pub, card)`` per card: the seat's hand and legal mask before it played, and a
-    copy of the public play-phase state (tricks, trump, Euchre's turned card; not the
-    bidding record). Passed-out deals (trump -1) yield nothing."""
+    copy of the public play-phase state (tricks, trump, the turned card; not the bidding
+    record). Passed-out deals (trump -1) yield nothing."""
     if int(result.trump[i]) < 0:
         return
-    n_active = 4
-    out = -1
-    if game.name == "euchre" and result.alone[i]:
-        out = (int(result.maker[i]) + 2) % 4
-        n_active = 3
-    plays = [int(c) for c in result.plays[i] if c >= 0]
-    held: list[list[int]] = [[] for _ in range(4)]
-    k = 0
-    for t in range(game.info.n_tricks):
-        seat = int(result.leaders[i, t])
-        for _ in range(n_active):
-            held[seat].append(plays[k])
-            k += 1
-            seat = (seat + 1) % 4
-            if seat == out:
-                seat = (seat + 1) % 4
+    held, plays, out = recorded_plays(result, i)
     st = TrickState(game, held, int(result.trump[i]), int(result.first_leader[i]), out_seat=out,
                     dealer=int(result.dealer[i]))
-    if game.name == "euchre":
-        st.pub[UPCARD] = result.rest[i, 0]
+    try:
+        st.pub[UPCARD] = game.protocol.recorded_shown_card(result, i)
+    except ProtocolError:       # Sueca's study setup: drawn by the engine, not recorded
+        pass
     for c in plays:
         seat = st.to_move
         yield seat, np.uint64(st.hands[seat]), np.uint64(st.legal_mask()), st.mode, st.pub.copy(), c

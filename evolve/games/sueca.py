@@ -17,8 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from evolve.core.errors import checked_int
 from evolve.games.bits import DEAL_STREAM, below
-from evolve.games.common import GameInfo, Option, deal_hands
+from evolve.games.card_play import play_tricks, record_play
+from evolve.games.dealing import deal_hands
+from evolve.games.info import GameInfo
+from evolve.games.options import Option
+from evolve.games.protocol import Protocol, ProtocolError
 from evolve.games.rules import (
     GAME_SUECA,
     LEGAL_FOLLOW,
@@ -37,7 +42,6 @@ from evolve.games.rules import (
 )
 from evolve.games.state import MODE, UPCARD
 from evolve.games.template import template
-from evolve.games.tricks import play_tricks, record_play
 
 SETUPS = ("standard", "study")
 TRUMP_CARDS = ("last", "first")
@@ -83,7 +87,7 @@ def game_points(points, tricks):
 @njit(cache=True, inline="always")
 def score_deal(tricks, points, score):
     """Set the game points per side in ``score`` from the card ``points`` per side and the
-    ``tricks`` per seat. The engine's deal and ``evolve.session`` both score with it."""
+    ``tricks`` per seat. The engine's deal and ``evolve.runtime.session`` both score with it."""
     for side in range(2):
         score[side] = game_points(points[side], tricks[side] + tricks[side + 2])
 
@@ -123,9 +127,68 @@ def finish(rules, pub, rec, i):
     score_deal(rec.tricks[i], rec.points[i], rec.score[i])
 
 
+class SuecaProtocol(Protocol):
+    """Sueca: no calls. Trump is the suit of the shown card, one of the dealer's own
+    (``trump_card`` first | last dealt to it), which stays in its hand until played, and
+    the forehand leads; ``setup = "study"``: a uniformly random card of the deck shows
+    trump, its holder is not announced, and seat 0 leads every deal."""
+
+    counts = "card points"
+    upcard_name = "trump card"
+
+    @property
+    def study(self) -> bool:
+        return int(self.rules[P_SETUP]) == 1
+
+    def begin(self, state):
+        state.pub[UPCARD] = state.upcard
+        state.pub[MODE] = state.upcard // 10
+        state.holder = -1 if self.study else state.dealer
+        self.play_from(state, state.upcard // 10, 0 if self.study else state.forehand)
+
+    def shown_card(self, deck, dealer, rngs):
+        if self.study:
+            return int(deck[below(rngs, DEAL_STREAM, 40)])
+        return int(deck[dealer * 10 + (9 if self.rules[P_TRUMP_CARD] == 0 else 0)])
+
+    def recorded_shown_card(self, result, i):
+        if self.study:
+            raise ProtocolError("sueca setup=study: the shown trump card is drawn by the engine and not recorded")
+        dealer = int(result.dealer[i])
+        return int(result.hands[i, dealer, 9 if self.rules[P_TRUMP_CARD] == 0 else 0])
+
+    def bidding_legal(self, state, hand):
+        return ()
+
+    def advance(self, state, seat, action):
+        raise ProtocolError("sueca has no calls")
+
+    def no_calls(self, state):
+        return "sueca has no calls"
+
+    def trump_implied(self, state):
+        return True
+
+    def upcard_free(self, state):
+        return self.study
+
+    def check_upcard(self, upcard, seat, hand, trump):
+        checked_int(upcard, "upcard", 0, 39, expect="the shown trump card, a card id 0..39", error=ProtocolError)
+        if trump not in (-1, upcard // 10):
+            raise ProtocolError(f"trump={trump} does not match the trump card {self.info.card_name(upcard)} "
+                                f"(expected {upcard // 10})")
+        return int(upcard)
+
+    def hand_score(self, state, tricks, points):
+        score = np.zeros(4, np.int64)
+        score_deal(np.asarray(tricks, np.int64), np.asarray(points, np.int64), score)
+        return score, np.zeros(2, np.int64)
+
+
 INFO = GameInfo(
     name="sueca", n_cards=40, hand_size=10, n_modes=4, suits="CDHS",
     faces=("2", "3", "4", "5", "6", "7", "J", "Q", "K", "A"), options=OPTIONS, build=build,
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="40 cards, 120 points, trump from the dealer's card; rubber to 4 game points",
+    game_id=GAME_SUECA, protocol=SuecaProtocol,
 )

@@ -37,11 +37,11 @@ import numpy as np
 from jass.agents.agent import Agent as _JassAgent
 from jass.game.const import PUSH as JK_PUSH
 
-from evolve.decide import Agent
-from evolve.cli import Parser, run
-from evolve.errors import UsageError
+from evolve.core.cli import Parser, run
+from evolve.core.errors import UsageError
 from evolve.games.jass import JASS_PUSH
-from evolve.observation import Observation, seat_plays
+from evolve.games.observation import Observation, seat_plays
+from evolve.runtime.decide import Agent
 
 
 def to_jk_card(card: int) -> int:
@@ -136,15 +136,15 @@ def engine_match(seat: str, deals: int, seed: int = 0) -> np.ndarray:
     """The same match in our engine (``seat`` at seats 0 and 2 against ``random``): the
     share of the points per deal. Our random bidder pushes with probability 1/7 (one of
     seven calls), jass-kit's with 1/2."""
-    import evolve
+    from evolve.runtime.play import play
 
-    r = evolve.play("jass", [seat, "random"], deals, seed=seed)
+    r = play("jass", [seat, "random"], deals, seed=seed)
     return r.points[:, 0] / r.points.sum(axis=1)
 
 
 def compare(seat: str, games: int, deals: int, seed: int = 0) -> dict:
     """% of points in jass-kit's Arena and in our engine, with 95% CIs and the difference."""
-    from evolve.stats import mean_ci, welch_difference
+    from evolve.core.stats import mean_ci, welch_difference
 
     a = 100 * arena_match(seat, games, seed)
     b = 100 * engine_match(seat, deals, seed)

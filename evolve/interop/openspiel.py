@@ -45,12 +45,11 @@ import time
 import numpy as np
 import pyspiel
 
-from evolve.decide import Agent
-from evolve.cli import Parser, run
-from evolve.errors import UsageError
-from evolve.games.euchre import CALL_ORDER, CALL_PASS
-from evolve.games.public import CALL_ALONE, CALL_PARTNER
-from evolve.observation import Observation, seat_plays
+from evolve.core.cli import Parser, run
+from evolve.core.errors import UsageError
+from evolve.games.euchre import CALL_ALONE, CALL_ORDER, CALL_PARTNER, CALL_PASS
+from evolve.games.observation import Observation, seat_plays
+from evolve.runtime.decide import Agent
 
 # ----------------------------------------------------------------- card and action maps
 SPADES_BID_BASE = 52          # OpenSpiel spades: bid b is action 52 + b
@@ -84,18 +83,109 @@ def to_our_card(os_card: int) -> int:
     return (os_card % 4) * 6 + os_card // 4
 
 
-def game_options(game: "pyspiel.Game") -> tuple[str, dict]:
-    """Our game name and options for an OpenSpiel ``spades`` or ``euchre`` game."""
-    name = game.get_type().short_name
-    params = game.get_parameters()
-    if name == "spades":
-        return "spades", {"partnership": True, "bidding": "standard", "never_broken": True}
-    if name == "euchre":
+class SpadesAdapter:
+    """OpenSpiel's ``spades``: partnership, standard bidding, player 0 bids first and leads
+    (our dealer 3), spades never broken; bids are ``52 + bid``, cards our own ids."""
+
+    name = "spades"
+    dealer = SPADES_DEALER
+
+    def options(self, params: dict) -> dict:
+        return {"partnership": True, "bidding": "standard", "never_broken": True}
+
+    def observation(self, state, player: int, g) -> Observation:
+        hand = tuple(int(c) for c in np.flatnonzero(np.asarray(state.private_observation_tensor(player))))
+        public = state.history()[52:]                      # the first 52 actions deal the cards
+        bids = [a - SPADES_BID_BASE for a in public[:4]]
+        calls = tuple((s, b) for s, b in enumerate(bids))    # player 0 bids first
+        cards = [os_to_our_spades(a) for a in public[4:]]
+        phase = "bid" if len(bids) < 4 else "play"
+        tricks, trick = seat_plays(g, 0, 0, -1, cards)
+        return Observation(game=g.name, options=dict(g.options), seat=player, dealer=SPADES_DEALER, hand=hand,
+                           phase=phase, trump=0, calls=calls, tricks=tricks, trick=trick)
+
+    def to_os(self, obs: Observation, action: int) -> int:
+        return SPADES_BID_BASE + action if obs.decision == "bid" else our_to_os_spades(action)
+
+    def hand_points(self, r) -> np.ndarray:
+        """Side 0's points per hand as OpenSpiel scores a single hand: the hand score with
+        the bag penalty of a hand with ten bags or more."""
+        return (r.score[:, 0] - 100 * (r.bags[:, 0] >= 10)).astype(float)
+
+
+class EuchreAdapter:
+    """OpenSpiel's ``euchre``: the dealer may not discard the turned card; cards are
+    ``rank * 4 + suit``, 24 pass, 25..28 name clubs..spades (order up = the turned card's
+    suit), 29 alone, 30 with the partner. The bidding is walked by our protocol."""
+
+    name = "euchre"
+    dealer = 0
+
+    def options(self, params: dict) -> dict:
         if params.get("allow_lone_defender", False):
             raise UsageError("OpenSpiel euchre with allow_lone_defender=true is not supported (our Euchre has no "
                              "lone defender); load it with allow_lone_defender=false")
-        return "euchre", {"stick_the_dealer": bool(params.get("stick_the_dealer", True)), "discard_upcard": False}
-    raise UsageError(f"OpenSpiel game {name!r} is not supported; expected spades or euchre")
+        return {"stick_the_dealer": bool(params.get("stick_the_dealer", True)), "discard_upcard": False}
+
+    @staticmethod
+    def _ours(decision: str, action: int) -> int:
+        if decision == "order":
+            return CALL_PASS if action == EUCHRE_PASS else CALL_ORDER
+        if decision == "call":
+            return CALL_PASS if action == EUCHRE_PASS else action - EUCHRE_TRUMP_BASE
+        return CALL_ALONE if action == EUCHRE_ALONE else CALL_PARTNER
+
+    def observation(self, state, player: int, g) -> Observation:
+        tensor = np.asarray(state.information_state_tensor(player))
+        hand = tuple(sorted(to_our_card(c) for c in np.flatnonzero(tensor[_EUCHRE_HAND_AT:_EUCHRE_HAND_AT + 24])))
+        hist = state.history()
+        dealer = int(hist[0])                               # chance: the dealer (public)
+        protocol = g.protocol
+        deal = protocol.start(dealer, to_our_card(hist[21]))   # 20 private deal actions, then the upcard
+        k = 22
+        while k < len(hist) and not deal.playing:          # the bidding
+            a = int(hist[k])
+            k += 1
+            if deal.decision == "discard":
+                protocol.skip_private(deal)                 # the dealer's discard: private, never read
+            else:
+                protocol.apply(deal, deal.to_act, self._ours(deal.decision, a))
+        phase = "play" if deal.playing else "bid"
+        cards = [to_our_card(a) for a in hist[k:]]
+        tricks, trick = seat_plays(g, deal.mode, deal.leader, deal.out_seat, cards) if deal.playing else ((), ())
+        return Observation(game=g.name, options=dict(g.options), seat=player, dealer=dealer, hand=hand, phase=phase,
+                           trump=deal.mode, upcard=deal.upcard, calls=tuple(deal.calls), maker=deal.maker,
+                           out_seat=deal.out_seat, tricks=tricks, trick=trick)
+
+    def to_os(self, obs: Observation, action: int) -> int:
+        d = obs.decision
+        if d in ("card", "discard"):
+            return to_os_card(action)
+        if d == "order":
+            return EUCHRE_TRUMP_BASE + obs.upcard // 6 if action == CALL_ORDER else EUCHRE_PASS
+        if d == "call":
+            return EUCHRE_PASS if action == CALL_PASS else EUCHRE_TRUMP_BASE + action
+        return EUCHRE_ALONE if action == CALL_ALONE else EUCHRE_PARTNER
+
+    def hand_points(self, r) -> np.ndarray:
+        """Side 0's score minus side 1's: OpenSpiel's zero-sum returns."""
+        return (r.score[:, 0] - r.score[:, 1]).astype(float)
+
+
+ADAPTERS = {a.name: a for a in (SpadesAdapter(), EuchreAdapter())}
+
+
+def _adapter(game: "pyspiel.Game"):
+    name = game.get_type().short_name
+    if name not in ADAPTERS:
+        raise UsageError(f"OpenSpiel game {name!r} is not supported; expected {' or '.join(ADAPTERS)}")
+    return ADAPTERS[name]
+
+
+def game_options(game: "pyspiel.Game") -> tuple[str, dict]:
+    """Our game name and options for an OpenSpiel ``spades`` or ``euchre`` game."""
+    adapter = _adapter(game)
+    return adapter.name, adapter.options(game.get_parameters())
 
 
 # ----------------------------------------------------------------- observations
@@ -105,67 +195,12 @@ def observation(state, player: int, game=None) -> Observation:
     from evolve.games.registry import make_game
 
     name, options = game_options(state.get_game())
-    g = game or make_game(name, **options)
-    hist = state.history()
-    if name == "spades":
-        hand = tuple(int(c) for c in np.flatnonzero(np.asarray(state.private_observation_tensor(player))))
-        public = hist[52:]                                  # the first 52 actions deal the cards
-        bids = [a - SPADES_BID_BASE for a in public[:4]]
-        calls = tuple((s, b) for s, b in enumerate(bids))    # player 0 bids first
-        cards = [os_to_our_spades(a) for a in public[4:]]
-        phase = "bid" if len(bids) < 4 else "play"
-        tricks, trick = seat_plays(g, 0, 0, -1, cards)
-        return Observation(game=name, options=options, seat=player, dealer=SPADES_DEALER, hand=hand, phase=phase,
-                           trump=0, calls=calls, tricks=tricks, trick=trick)
-    tensor = np.asarray(state.information_state_tensor(player))
-    hand = tuple(sorted(to_our_card(c) for c in np.flatnonzero(tensor[_EUCHRE_HAND_AT:_EUCHRE_HAND_AT + 24])))
-    dealer = int(hist[0])                                   # chance: the dealer (public)
-    up = to_our_card(hist[21])                              # 20 private deal actions, then the upcard
-    fh = (dealer + 1) % 4
-    calls: list[tuple[int, int]] = []
-    trump = maker = -1
-    out = -1
-    k = 22
-    n_passes = 0
-    while k < len(hist) and trump < 0:                     # the bidding
-        a = int(hist[k])
-        seat = (fh + n_passes) % 4
-        if a == EUCHRE_PASS:
-            calls.append((seat, CALL_PASS))
-            n_passes += 1
-        else:
-            trump, maker = a - EUCHRE_TRUMP_BASE, seat
-            calls.append((seat, CALL_ORDER if n_passes < 4 else trump))
-        k += 1
-    if trump >= 0 and calls[-1][1] == CALL_ORDER:
-        k += 1                                              # the dealer's discard: private, not read
-    phase = "bid"
-    if k < len(hist):
-        alone = int(hist[k]) == EUCHRE_ALONE
-        calls.append((maker, CALL_ALONE if alone else CALL_PARTNER))
-        out = (maker + 2) % 4 if alone else -1
-        k += 1
-        phase = "play"
-    cards = [to_our_card(a) for a in hist[k:]]
-    leader = fh if fh != out else (fh + 1) % 4
-    tricks, trick = seat_plays(g, trump, leader, out, cards) if phase == "play" else ((), ())
-    return Observation(game=name, options=options, seat=player, dealer=dealer, hand=hand, phase=phase,
-                       trump=trump if phase == "play" or trump >= 0 else -1, upcard=up, calls=tuple(calls),
-                       maker=maker, out_seat=out, tricks=tricks, trick=trick)
+    return ADAPTERS[name].observation(state, player, game or make_game(name, **options))
 
 
 def to_os_action(obs: Observation, action: int) -> int:
     """Our action at ``obs`` -> OpenSpiel's action."""
-    d = obs.decision
-    if obs.game == "spades":
-        return SPADES_BID_BASE + action if d == "bid" else our_to_os_spades(action)
-    if d in ("card", "discard"):
-        return to_os_card(action)
-    if d == "order":
-        return EUCHRE_TRUMP_BASE + obs.upcard // 6 if action == CALL_ORDER else EUCHRE_PASS
-    if d == "call":
-        return EUCHRE_PASS if action == CALL_PASS else EUCHRE_TRUMP_BASE + action
-    return EUCHRE_ALONE if action == CALL_ALONE else EUCHRE_PARTNER
+    return ADAPTERS[obs.game].to_os(obs, action)
 
 
 # ----------------------------------------------------------------- the bot
@@ -244,19 +279,17 @@ def engine_match(game: str, seat: str, deals: int, seed: int = 0) -> np.ndarray:
     the bag penalty of a hand with ten bags or more, as OpenSpiel scores a single hand;
     Euchre: side 0's score minus side 1's, OpenSpiel's zero-sum returns; passed-out
     deals, which OpenSpiel's stick-the-dealer never has, do not occur either)."""
-    import evolve
+    from evolve.runtime.play import play
 
     name, options = game_options(pyspiel.load_game(game))
-    dealer = np.full(deals, SPADES_DEALER) if name == "spades" else 0
-    r = evolve.play(name, [seat, "random"], deals, seed=seed, dealer=dealer, **options)
-    if name == "spades":
-        return (r.score[:, 0] - 100 * (r.bags[:, 0] >= 10)).astype(float)
-    return (r.score[:, 0] - r.score[:, 1]).astype(float)
+    adapter = ADAPTERS[name]
+    r = play(name, [seat, "random"], deals, seed=seed, dealer=adapter.dealer, **options)
+    return adapter.hand_points(r)
 
 
 def compare(game: str, seat: str, hands: int, deals: int, seed: int = 0) -> dict:
     """Both figures of the cross-engine check with 95% CIs and their difference."""
-    from evolve.stats import mean_ci, welch_difference
+    from evolve.core.stats import mean_ci, welch_difference
 
     t = time.perf_counter()
     a = openspiel_match(game, seat, hands, seed)
@@ -274,15 +307,15 @@ def main(argv=None) -> int:
                                  description="Cross-engine check: one match in OpenSpiel and in our engine.")
     sub = ap.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compare", help="the seat at players 0 and 2 against uniform random, in both engines")
-    c.add_argument("--game", default="spades", help="spades | euchre")
+    c.add_argument("--game", default="spades", help=" | ".join(ADAPTERS))
     c.add_argument("--seat", default="highlow:bidder=simple", help="seat string of our agent")
     c.add_argument("--hands", type=int, default=2000, help="hands played in OpenSpiel (default 2000)")
     c.add_argument("--deals", type=int, default=200000, help="deals played in our engine (default 200000)")
     c.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     try:
-        if args.game not in ("spades", "euchre"):
-            raise UsageError(f"--game {args.game!r} is invalid; expected spades or euchre")
+        if args.game not in ADAPTERS:
+            raise UsageError(f"--game {args.game!r} is invalid; expected {' or '.join(ADAPTERS)}")
         if args.hands < 2 or args.deals < 2:
             raise UsageError("--hands and --deals must be at least 2")
         res = compare(args.game, args.seat, args.hands, args.deals, args.seed)

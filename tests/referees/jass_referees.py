@@ -324,9 +324,9 @@ _JK = {}
 
 def _jk():
     if not _JK:
+        from jass.game.const import PUSH, partner_player
         from jass.game.game_sim import GameSim
         from jass.game.rule_schieber import RuleSchieber
-        from jass.game.const import PUSH, partner_player
         _JK.update(GameSim=GameSim, rule=RuleSchieber(), PUSH=PUSH, partner_player=partner_player)
     return _JK
 
@@ -397,11 +397,11 @@ _PS = {}
 def _ps():
     if not _PS:
         from pyschieber.card import Card
+        from pyschieber.rules.count_rules import count_stich
+        from pyschieber.rules.stich_rules import allowed_cards, card_allowed, stich_rules
+        from pyschieber.stich import PlayedCard
         from pyschieber.suit import Suit
         from pyschieber.trumpf import Trumpf
-        from pyschieber.stich import PlayedCard
-        from pyschieber.rules.stich_rules import stich_rules, allowed_cards, card_allowed
-        from pyschieber.rules.count_rules import count_stich
         suits = [Suit.BELL, Suit.ROSE, Suit.SHIELD, Suit.ACORN]  # D, H, S, C
         trumpfs = [Trumpf.BELL, Trumpf.ROSE, Trumpf.SHIELD, Trumpf.ACORN, Trumpf.OBE_ABE, Trumpf.UNDE_UFE]
         cards = [Card(suit=suits[c // 9], value=c % 9 + 6) for c in range(36)]
@@ -479,8 +479,8 @@ def jasskit_random_rounds(n: int, seed: int | None = None) -> np.ndarray:
     """Play n complete random rounds with jass-kit's Arena + AgentRandomSchieber
     (random trump incl. push, random valid cards, validity checked each move).
     Returns int[n, 2] team points."""
-    from jass.arena.arena import Arena
     from jass.agents.agent_random_schieber import AgentRandomSchieber
+    from jass.arena.arena import Arena
     if seed is not None:
         np.random.seed(seed)  # DealingCardRandomStrategy uses the global np.random
     arena = Arena(nr_games_to_play=n, print_every_x_games=n + 1)

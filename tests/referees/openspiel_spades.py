@@ -114,6 +114,7 @@ NUM_CARDS = 52
 NUM_SEATS = 4
 NUM_TRICKS = 13
 from evolve.interop.openspiel import SPADES_BID_BASE as BID_ACTION_BASE  # noqa: E402  (kBiddingActionBase)
+
 DEFAULT_PARAMS = {"win_or_loss_bonus": 0}
 
 _SUIT_CHARS = "CDHS"

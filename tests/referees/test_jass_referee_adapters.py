@@ -23,7 +23,7 @@ def card(s, name):
 # encodings / mappings
 # ---------------------------------------------------------------------------------------
 def test_jasskit_card_and_seat_mapping():
-    from jass.game.const import card_strings, next_player, team, OBE_ABE, UNE_UFE, PUSH
+    from jass.game.const import OBE_ABE, PUSH, UNE_UFE, card_strings, next_player, team
     for c in range(36):
         assert card_strings[jr.to_jk_card(c)] == jr.card_str(c)
         assert jr.from_jk_card(jr.to_jk_card(c)) == c

@@ -17,10 +17,16 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import pyspiel  # noqa: E402
-
 from openspiel_euchre import (  # noqa: E402
-    RefereeIllegalAction, card_name, deal_state, load_game, openspiel_score,
-    replay_euchre, to_os_card, to_our_card)
+    RefereeIllegalAction,
+    card_name,
+    deal_state,
+    load_game,
+    openspiel_score,
+    replay_euchre,
+    to_os_card,
+    to_our_card,
+)
 
 EU = pyspiel.euchre
 

@@ -1,0 +1,51 @@
+"""The bidders a seat string can name (``bidder=...``), the games each one decides, their
+shared seat options and how they become a bidder kind and parameter vector."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evolve.agents.bidding import euchre_tables as euchre_bidding
+from evolve.agents.bidding import search as search_bidding
+from evolve.agents.bidding.tables import BID_JASS_TABLE, JASS_GRAF
+from evolve.agents.kinds import BID_RANDOM, BID_SIMPLE
+from evolve.games.options import Option
+
+BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE,
+           "search": search_bidding.BID_SEARCH}
+# bidders that decide only some games' calls (their tables mean nothing in the others)
+BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
+                "search": ("spades", "euchre", "jass")}
+
+BIDDER_OPTIONS = {
+    "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | Euchre table bidders "
+                     "linear | group | profile | context | explore (evolve.agents.bidding.euchre_tables) | graf (Jass: "
+                     "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
+                     "determinized random playouts, evolve.agents.bidding.search)", tuple(BIDDERS)),
+    "bid_start": Option("auto", "Euchre table bidders: start vector default (the Euchre bidding article's table) | bulk (shipped measured "
+                        "tables) | auto (linear: default, others: bulk)", ("auto", "default", "bulk")),
+    "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),
+    "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
+    "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
+    "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
+    "bid_iterations": Option(search_bidding.DEFAULT_ITERATIONS, "search bidder: playouts per bid or trump call "
+                             "(one determinization each)", kind=int, minimum=1),
+    "bid_c": Option(round(search_bidding.DEFAULT_C, 6), "search bidder: UCB1 exploration constant on rewards in "
+                    "[0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+}
+
+
+def bidder_from(opts: dict) -> tuple[int, np.ndarray]:
+    """Bidder kind and parameters from the shared bidder options."""
+    if opts["bidder"] == "graf":
+        return BID_JASS_TABLE, JASS_GRAF.copy()
+    if opts["bidder"] == "search":
+        search_bidding.ensure_compiled()     # compile / load the callback here rather than mid-engine
+        return search_bidding.BID_SEARCH, np.array([opts["bid_iterations"], opts["bid_c"]], np.float64)
+    lo, hi = euchre_bidding.EUCHRE_TABLE_KINDS
+    if lo <= BIDDERS[opts["bidder"]] < hi:
+        return BIDDERS[opts["bidder"]], euchre_bidding.bidder_params(opts["bidder"], opts)
+    thresholds = [opts["order"], opts["call"], opts["alone"]]
+    defaults = [260, 260, 420]
+    params = np.array([(t if t >= 0 else d) / 100.0 for t, d in zip(thresholds, defaults)])
+    return BIDDERS[opts["bidder"]], params

@@ -1,0 +1,2 @@
+"""What evolution works on: genomes that become seats (``evolvable``), the registered
+parametric kinds (``parametric``) and champions on disk (``champion``)."""

@@ -1,0 +1,270 @@
+"""A network's shape and how a genome becomes the engine's parameter vector (Python side).
+
+``Architecture`` names the layers of a genome, its size and the scratch memory a seat
+needs; ``pack`` / ``pack_many`` write the header and the weights in the kernel's layout
+(``evolve.agents.network.play``): W1 as int32 fixed point (``quantize_w1``), the rest as
+float32, hidden layers padded to 16 lanes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from evolve.agents.network.direct import DIRECT_FEATURES
+from evolve.agents.network.play import (
+    ENC_CARD,
+    ENC_HAND,
+    H_DIRECT,
+    H_W1_ID,
+    H_W1_SCALE,
+    HEADER,
+    KMAX,
+    LANES,
+    NET_CARD,
+    NET_HAND,
+    SUIT_INPUTS,
+    _region_words,
+)
+from evolve.games.bits import GOLDEN, mix64
+from evolve.games.state import (
+    PLAYED_BY,
+)
+
+PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
+# W1 fixed point: |sum of the active rows x input values| must stay below 2**31. Card
+# inputs are 0/1 with at most n_cards + 1 <= 65 active; hand inputs add at most
+# 52 slots x (13 + 1) + 1 = 729 per weight. The scale is 2**-bits, one bit coarser for
+# every doubling of the largest |W1| above 1 (genomes are clamped to [-1, 1] by default).
+W1_BITS = {"card": 24, "hand": 21}
+
+ENCODINGS = ("card", "hand")
+
+
+def encoding_sizes(game, encoding: str) -> tuple[int, int]:
+    """(inputs, outputs) of an encoding for a game (``GameInfo`` or ``Game``)."""
+    info = getattr(game, "info", game)
+    trump = info.n_modes if info.n_modes > 1 else 0
+    if encoding == "card":
+        return 3 * info.n_cards + trump, info.n_cards
+    if encoding == "hand":
+        per = 1 + SUIT_INPUTS
+        h = info.hand_size
+        return per * (h + 3 + 4 * (info.n_tricks - 1)) + trump, h
+    raise ValueError(f"unknown encoding {encoding!r}; valid: card, hand")
+
+
+def default_hidden(n_in: int, n_out: int) -> int:
+    """The Spades thesis's hidden-layer size: round(2/3 x inputs + outputs)."""
+    return int(round(2 * n_in / 3 + n_out))
+
+
+def n_weights(n_in: int, n_h1: int, n_h2: int, n_out: int) -> int:
+    """Number of weights and biases of the network."""
+    return n_in * n_h1 + n_h1 + n_h1 * n_h2 + n_h2 + n_out * n_h2 + n_out
+
+
+def padded(n: int) -> int:
+    """``n`` rounded up to a multiple of ``LANES``."""
+    return -(-int(n) // LANES) * LANES
+
+
+def column_blocks(width: int) -> list[tuple[int, int]]:
+    """(first column, registers) of each column block of a matrix ``width`` wide (padded):
+    as few blocks as fit ``KMAX`` registers, as even as possible (``_dense`` walks the
+    same blocks)."""
+    nv = padded(width) // LANES
+    npass = max(1, -(-nv // KMAX))
+    base, extra = divmod(nv, npass)
+    out, v = [], 0
+    for p in range(npass):
+        k = base + (1 if p < extra else 0)
+        out.append((v * LANES, k))
+        v += k
+    return out
+
+
+def _put_blocked(dest: np.ndarray, m: np.ndarray) -> int:
+    """Write matrices m [n, rows, cols] padded to ``padded(cols)`` columns, each in block
+    order, into ``dest`` [n, >= rows * padded(cols)] (zeroed); returns the words written."""
+    n, rows, cols = m.shape
+    pos = 0
+    for c, k in column_blocks(cols):
+        width = k * LANES
+        valid = max(0, min(cols, c + width) - c)
+        dest[:, pos:pos + rows * width].reshape(n, rows, width)[:, :, :valid] = m[:, :, c:c + valid]
+        pos += rows * width
+    return pos
+
+
+def output_index(arch: "Architecture", seat: int, hand, pub, card: int) -> int:
+    """The output that scores ``card``: the card itself (card-based), or its position in
+    the seat's hand as dealt, sorted by card id (hand-based)."""
+    if arch.encoding == "card":
+        return int(card)
+    dealt = int(hand) | int(np.uint64(pub[PLAYED_BY + seat]))
+    return bin(dealt & ((1 << int(card)) - 1)).count("1")
+
+
+def quantize_w1(w1: np.ndarray, encoding: str) -> tuple[np.ndarray, np.ndarray]:
+    """W1 as int32 fixed point and its scale (W1 ~ q * scale); ``w1`` may be a stack of
+    matrices [..., n_in, n_h1], each with its own scale."""
+    w1 = np.asarray(w1, np.float64)
+    # max and min instead of abs().max(): no temporary, and NaN / inf show up in them
+    big = np.maximum(w1.max(axis=(-2, -1), initial=0.0), -w1.min(axis=(-2, -1), initial=0.0))
+    if not np.isfinite(big).all():
+        raise ValueError("network weights must be finite")
+    headroom = np.where(big > 1, np.maximum(0, np.ceil(np.log2(np.maximum(big, 1.0)))), 0).astype(np.int64)
+    scale = 2.0 ** -(W1_BITS[encoding] - headroom).astype(np.float64)
+    q = np.multiply(w1, (1.0 / scale)[..., None, None])     # 1/scale: a power of 2, exact
+    return np.rint(q, out=q).astype(np.int32), scale
+
+
+_ID_MULTIPLIERS: dict[int, np.ndarray] = {}
+
+
+def _w1_ids(w1: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """A 53-bit id per row of quantised first layers [n, words] (with its scale), for the
+    first-layer records: a sum of the 64-bit words times fixed odd multipliers, then the
+    SplitMix64 finaliser. One vectorised pass; a hash of bytes per network cost 9 ms per
+    60-member generation of the parent's serial time."""
+    words = np.ascontiguousarray(w1).view(np.uint64)      # rows hold n_in x padded(n_h1) words: even
+    mult = _ID_MULTIPLIERS.get(words.shape[1])
+    if mult is None:
+        mult = np.random.default_rng(0x1D5).integers(0, 2**63, words.shape[1], dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        _ID_MULTIPLIERS[words.shape[1]] = mult
+    with np.errstate(over="ignore"):
+        h = (words * mult).sum(axis=1, dtype=np.uint64)
+        h ^= scale.astype(np.float64).view(np.uint64) * GOLDEN
+        h = mix64.py_func(h)                   # the engine's finaliser, on the whole array
+    return (h >> np.uint64(11)).astype(np.float64)
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A network shape for one game and encoding. Genomes are flat float64 vectors of
+    ``genome_size`` values in [-1, 1] (biases included only when ``bias``)."""
+
+    game: str
+    encoding: str
+    n_in: int
+    n_h1: int
+    n_h2: int
+    n_out: int
+    bias: bool = True
+    direct: bool = False    # direct per-card feature connections to the outputs (``_direct_features``)
+
+    @classmethod
+    def for_game(cls, game, encoding: str = "card", hidden: tuple[int, int] | None = None, bias: bool = True,
+                 direct: bool = False):
+        """The Spades thesis's architecture (hidden sizes default to round(2/3 in + out)), with or
+        without direct feature connections."""
+        info = getattr(game, "info", game)
+        n_in, n_out = encoding_sizes(info, encoding)
+        h = default_hidden(n_in, n_out)
+        h1, h2 = hidden if hidden else (h, h)
+        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias), bool(direct))
+
+    @property
+    def kind(self) -> int:
+        return NET_CARD if self.encoding == "card" else NET_HAND
+
+    @property
+    def layers(self) -> list[tuple[str, tuple[int, ...]]]:
+        """Names and shapes of the weight arrays, in genome order."""
+        return [
+            ("W1", (self.n_in, self.n_h1)), ("b1", (self.n_h1,)),
+            ("W2", (self.n_h1, self.n_h2)), ("b2", (self.n_h2,)),
+            ("W3T", (self.n_out, self.n_h2)), ("b3", (self.n_out,)),
+        ] + ([("D", (DIRECT_FEATURES,))] if self.direct else [])
+
+    @property
+    def genome_size(self) -> int:
+        return sum(int(np.prod(shape)) for name, shape in self.layers if self.bias or not name.startswith("b"))
+
+    @property
+    def work_size(self) -> int:
+        """float64 slots of scratch memory: per seat, the activations and row lists of a
+        forward pass and the seat's first-layer record (see "scratch memory" above)."""
+        start, need = _region_words(self.n_in, padded(self.n_h1), padded(self.n_h2))
+        return 4 * (-(-need // 16) * 8)
+
+    def random_genome(self, rng: np.random.Generator) -> np.ndarray:
+        """Weights uniform in [-1, 1]."""
+        return rng.uniform(-1.0, 1.0, self.genome_size)
+
+    def unpack(self, genome: np.ndarray) -> dict[str, np.ndarray]:
+        """Named weight arrays of a genome (views into it; zero biases when ``bias`` is off)."""
+        return {name: w[0] for name, w in self._split(self._checked(genome)[None, :]).items()}
+
+    def _checked(self, genome) -> np.ndarray:
+        genome = np.asarray(genome, dtype=np.float64)
+        if genome.shape != (self.genome_size,):
+            raise ValueError(f"genome has {genome.shape} values, architecture expects {self.genome_size}")
+        return genome
+
+    def _split(self, genomes: np.ndarray) -> dict[str, np.ndarray]:
+        """Named weight arrays of a stack of genomes [G, genome_size], each [G, *shape]."""
+        out, pos = {}, 0
+        for name, shape in self.layers:
+            size = int(np.prod(shape))
+            if name.startswith("b") and not self.bias:
+                out[name] = np.zeros((genomes.shape[0], *shape))
+                continue
+            out[name] = genomes[:, pos:pos + size].reshape(-1, *shape)
+            pos += size
+        return out
+
+    def pack(self, genome: np.ndarray) -> np.ndarray:
+        """The engine's parameter vector: the header, then the weights in the kernel's
+        layout (see the module docstring)."""
+        return self.pack_many(self._checked(genome)[None, :])[0]
+
+    def pack_many(self, genomes: np.ndarray) -> np.ndarray:
+        """Parameter vectors of many genomes, one row each (``pack`` of every row, by array
+        operations over blocks of rows)."""
+        genomes = np.asarray(genomes, dtype=np.float64)
+        if genomes.ndim != 2 or genomes.shape[1] != self.genome_size:
+            raise ValueError(f"genomes have shape {genomes.shape}, architecture expects [n, {self.genome_size}]")
+        out = np.zeros((genomes.shape[0], self.packed_size), np.float64)
+        # blocks of a few networks keep the temporaries in cache: 60 study networks in
+        # one pass took ~13 ms, in blocks of 8 ~4.5 ms
+        for start in range(0, genomes.shape[0], PACK_BLOCK):
+            self._pack_into(genomes[start:start + PACK_BLOCK], out[start:start + PACK_BLOCK])
+        return out
+
+    def _pack_into(self, genomes: np.ndarray, out: np.ndarray) -> None:
+        n = genomes.shape[0]
+        p = self._split(genomes)
+        p1, p2 = padded(self.n_h1), padded(self.n_h2)
+        q1, scale = quantize_w1(p["W1"], self.encoding)
+        out[:, :5] = [ENC_CARD if self.encoding == "card" else ENC_HAND, self.n_in, self.n_h1, self.n_h2, self.n_out]
+        out[:, H_W1_SCALE] = scale
+        words = out[:, HEADER:].view(np.uint32)        # the weights, 4-byte words
+        i32, f32 = words.view(np.int32), words.view(np.float32)
+        pos = _put_blocked(i32, q1)
+        out[:, H_W1_ID] = _w1_ids(i32[:, :pos], scale)
+        f32[:, pos:pos + self.n_h1] = p["b1"]
+        pos += p1
+        pos += _put_blocked(f32[:, pos:], p["W2"])
+        f32[:, pos:pos + self.n_h2] = p["b2"]
+        pos += p2
+        f32[:, pos:pos + self.n_out * p2].reshape(n, self.n_out, p2)[:, :, :self.n_h2] = p["W3T"]
+        pos += self.n_out * p2
+        f32[:, pos:pos + self.n_out] = p["b3"]
+        if self.direct:
+            out[:, H_DIRECT] = DIRECT_FEATURES
+            f32[:, pos + self.n_out:pos + self.n_out + DIRECT_FEATURES] = p["D"]
+
+    @property
+    def packed_size(self) -> int:
+        """Length of ``pack``'s float64 vector."""
+        p1, p2 = padded(self.n_h1), padded(self.n_h2)
+        n = self.n_in * p1 + p1 + self.n_h1 * p2 + p2 + self.n_out * p2 + self.n_out
+        n += DIRECT_FEATURES if self.direct else 0
+        return HEADER + (n + 1) // 2
+
+    def to_json(self) -> dict:
+        out = {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,
+               "n_h2": self.n_h2, "n_out": self.n_out, "bias": self.bias}
+        return {**out, "direct": True} if self.direct else out

@@ -1,0 +1,603 @@
+"""Evolved fixed-topology tanh networks as card-play agents (the Spades thesis's
+card- and hand-based architectures; ``docs/evolving.md``).
+
+A network agent's parameter vector is ``header + weights`` (see ``Architecture.pack``):
+
+    header  = [encoding, n_in, n_h1, n_h2, n_out, w1_scale, w1_id, 0]    (HEADER float64)
+    weights = W1 [n_in, P1] int32 fixed point (W1 / w1_scale, rounded), b1 [P1],
+              W2 [n_h1, P2], b2 [P2], W3T [n_out, P2], b3 [n_out]       (float32)
+
+packed two 4-byte values per float64 slot after the header. ``P1``, ``P2`` are the hidden
+sizes rounded up to a multiple of ``LANES`` (16 float32, one AVX-512 register); padding
+weights and biases are zero, so padded hidden units are tanh(0) = 0 and change nothing.
+``W1`` and ``W2`` are stored in column blocks of at most ``KMAX`` registers
+(``column_blocks``), each block row-major; with at most ``KMAX * LANES`` = 256 hidden
+units (every default architecture) that is plain row-major. ``w1_id`` identifies the
+first-layer weights (a hash; see the cache below).
+
+Two hidden tanh layers; the agent plays the legal card whose output is highest (outputs
+of illegal cards are never computed; a lone legal card is played without evaluating the
+network). The output tanh is monotonic, so it is skipped.
+
+Encodings (``ENC_CARD`` and ``ENC_HAND``; games with a variable trump append a one-hot of
+the trump mode):
+
+- card-based: three inputs per card of the deck, a one-hot location — in my hand / on the
+  table in the current trick / played in an earlier trick — all zero while unseen; Euchre
+  marks the turned card as seen (third input) for everyone who neither holds it nor has it
+  on the table in the current trick. One output per card.
+- hand-based: the hand as dealt (sorted by card id), 1 + 4 inputs per card (rank number
+  1..R, then a one-hot suit), zeroed once played; then the up to 3 cards already in the
+  current trick; then the cards of earlier tricks in the order played. One output per
+  position of the dealt hand.
+
+Only the deciding seat's hand and the public state are read.
+
+Speed. The forward pass is bound by streaming the weights from L2:
+
+- the input is sparse, so the first layer is a sum of the active rows of W1;
+- both layers run in the intrinsic ``gemv_block``, which keeps up to ``KMAX`` 16-lane
+  accumulators in registers while it streams the weight rows once (Numba's loop
+  vectoriser would reload and store the accumulators for every row; its SLP vectoriser is
+  off);
+- the first layer is *incremental*: ``work`` keeps, per seat, the first-layer sum of the
+  seat's previous decision and the input it was computed for, and a decision adds only the
+  rows that changed since. W1 is fixed point and the sum is int32, so the result is exact
+  and the same whatever the order of the updates: the agent stays a pure function of
+  (seat, hand, pub), bit for bit. A seat's record is used only when its header matches
+  (magic, kind, ``w1_id``) and its checksum matches, so another agent's use of ``work`` or
+  another network at the seat only costs a recomputation.
+
+A decision is ``network_layer1`` (the first layer), the second layer, and
+``network_choose`` (tanh, outputs of the legal cards). The lockstep driver
+(``evolve.runtime.lockstep``) calls the first and the last per deal and runs the second for all
+deals waiting for the same network at once (``network_layer2_many``, intrinsic
+``gemm_rows``): each weight row loaded serves up to ``GEMM_M`` deals, and every output
+is summed in the order of ``gemv_block``, so the cards are the same bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from evolve.agents.network.direct import _direct_context, _direct_term
+from evolve.agents.network.simd import (
+    _F,
+    GEMM_M,
+    KMAX,
+    LANES,
+    dot_block,
+    fast_tanh,
+    gemm_rows,
+    gemv_block,
+)
+from evolve.games.bits import ONE, ZERO, bit, count, has, lowest
+from evolve.games.knowledge import turned_up_card
+from evolve.games.rules import P_HAND, P_N_MODES, P_N_RANKS
+from evolve.games.state import (
+    HISTORY,
+    HISTORY_STRIDE,
+    N_ACTIVE,
+    NPLAYED,
+    PLAYED_BY,
+    TRICK,
+    TRICK_CARDS,
+)
+
+NET_CARD = 1  # card-play kinds (see evolve.agents.dispatch.NETWORK_KINDS)
+NET_HAND = 2
+ENC_CARD = 0
+ENC_HAND = 1
+HEADER = 8
+H_W1_SCALE = 5  # header slots
+H_W1_ID = 6
+H_DIRECT = 7    # number of direct per-card features (0: none)
+SUIT_INPUTS = 4
+
+
+# -------------------------------------------------------------------- scratch memory
+# ``work`` is cut into four equal regions, one per seat (whatever network plays there, so
+# networks of different shapes at one table keep apart). A seat's region, in 4-byte
+# words: h1 f32[P1] | h2 f32[P2] | rows i32[n_in] | values i32[n_in] (padded to 16 words),
+# then the seat's record: REC64 int64 slots, the first-layer sum acc i32[P1], then the
+# bitwise complement of both (a record is used only when intact: other agents may use
+# ``work`` too). Record slots:
+REC64 = 72
+R_MAGIC = 0
+R_ID = 1        # w1_id of the network that wrote the record
+R_KIND = 2
+R_STATE = 4     # card: hand, trick, seen masks, mode; hand: see _first_layer
+MAGIC = 0x6E657477_6F726B31  # "network1"
+
+
+@njit(cache=True, inline="always")
+def _region_words(n_in, p1, p2):
+    """(start of the record, size) of a seat's region of ``work`` in 4-byte words."""
+    start = (p1 + p2 + 2 * n_in + 15) // 16 * 16
+    return start, start + 2 * (2 * REC64 + p1)
+@njit(cache=True, inline="always")
+def _pass(x, idx, n, W, wofs, ld, b, bofs, y, yofs, k):
+    """``gemv_block`` with a run-time register count 1..KMAX."""
+    if k == 16:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 16)
+    elif k == 15:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 15)
+    elif k == 14:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 14)
+    elif k == 13:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 13)
+    elif k == 12:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 12)
+    elif k == 11:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 11)
+    elif k == 10:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 10)
+    elif k == 9:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 9)
+    elif k == 8:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 8)
+    elif k == 7:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 7)
+    elif k == 6:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 6)
+    elif k == 5:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 5)
+    elif k == 4:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 4)
+    elif k == 3:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 3)
+    elif k == 2:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 2)
+    else:
+        gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 1)
+
+
+@njit(cache=True, inline="always")
+def _dense(x, idx, n, W, wofs, n_rows, b, bofs, y, yofs, width):
+    """``y[yofs : yofs + width] = b[bofs:] + sum over r < n of x[r] * M[row r]`` for the
+    blocked [n_rows, width] matrix M at ``W[wofs:]`` (``width`` padded, ``column_blocks``)."""
+    nv = width // LANES
+    npass = (nv + KMAX - 1) // KMAX
+    base = nv // npass
+    extra = nv - base * npass
+    col = 0
+    for p in range(npass):
+        k = base + 1 if p < extra else base
+        _pass(x, idx, n, W, wofs + n_rows * col, k * LANES, b, bofs + col, y, yofs + col, k)
+        col += k * LANES
+
+
+@njit(cache=True, inline="always")
+def _add_row(rows, vals, n, row, value):
+    """Append input ``row`` (times ``value``) to a row list; return the new length."""
+    rows[n] = row
+    vals[n] = value
+    return n + 1
+
+
+@njit(cache=True, inline="always")
+def _add_card(rows, vals, n, slot, card, n_ranks, inv, sign):
+    """Hand-based slot ``slot`` holds ``card`` (``sign`` -1: remove it): rank number and
+    one-hot suit. ``inv`` = ceil(2**16 / n_ranks): card // n_ranks without a division."""
+    suit = (card * inv) >> 16
+    n = _add_row(rows, vals, n, slot * (1 + SUIT_INPUTS), sign * (card - suit * n_ranks + 1))
+    return _add_row(rows, vals, n, slot * (1 + SUIT_INPUTS) + 1 + suit, sign)
+
+
+@njit(cache=True, inline="always")
+def _intact(u, a, n):
+    """True when words u[a : a + n] are the bitwise complement of u[a + n : a + 2n]."""
+    x = u[a:a + n]
+    y = u[a + n:a + 2 * n]
+    bad = np.uint64(0)
+    for k in range(n):
+        bad |= x[k] ^ ~y[k]
+    return bad == 0
+
+
+@njit(cache=True, inline="always")
+def _seal(u, a, n):
+    """Write the complement of words u[a : a + n] into u[a + n : a + 2n]."""
+    x = u[a:a + n]
+    y = u[a + n:a + 2 * n]
+    for k in range(n):
+        y[k] = ~x[k]
+
+
+@njit(cache=True, inline="always")
+def _card_masks(rules, hand, pub):
+    """Card-based input as masks: in hand, on the table in this trick, seen earlier."""
+    in_trick = ZERO
+    for q in range(pub[NPLAYED]):
+        in_trick |= bit(pub[TRICK_CARDS + q])
+    seen = ZERO
+    for s in range(4):
+        seen |= np.uint64(pub[PLAYED_BY + s])
+    up = turned_up_card(rules, pub)
+    if up >= 0:
+        seen |= bit(up)
+    return in_trick, seen & ~(in_trick | hand)
+
+
+@njit(cache=True, inline="always")
+def _card_rows(rows, vals, n, hand, trick, seen, sign):
+    """Rows of the card-based inputs set in the masks (each times ``sign``)."""
+    m = hand
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, 3 * c, sign)
+    m = trick
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, 3 * c + 1, sign)
+    m = seen
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, 3 * c + 2, sign)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
+    """Rows of the hand slots of the cards in ``m`` (part of the dealt hand)."""
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        pos = count(dealt & (bit(c) - ONE))
+        if pos < n_hand:
+            n = _add_card(rows, vals, n, pos, c, n_ranks, inv, sign)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals):
+    """The rows (and input values) to add to the seat's record ``acc`` to get the current
+    first-layer sum, and whether ``acc`` must be cleared first; updates the record's input
+    state. Returns (number of rows, from scratch)."""
+    n_modes = rules[P_N_MODES]
+    n_ranks = rules[P_N_RANKS]
+    inv = (65536 + n_ranks - 1) // n_ranks
+    st = rec64 + R_STATE
+    valid = i64[rec64 + R_MAGIC] == MAGIC and i64[rec64 + R_KIND] == kind
+    trump_row = n_in - n_modes + mode
+    old_trump = n_in - n_modes + i64[st + 2 if kind == NET_HAND else st + 3]
+    n = 0
+    if kind == NET_CARD:
+        trick, seen = _card_masks(rules, hand, pub)
+        full = count(hand | trick | seen) + (1 if n_modes > 1 else 0)
+        if valid:
+            oh = np.uint64(i64[st])
+            ot = np.uint64(i64[st + 1])
+            os = np.uint64(i64[st + 2])
+            changed = count(oh ^ hand) + count(ot ^ trick) + count(os ^ seen)
+            if changed < full:
+                n = _card_rows(rows, vals, n, hand & ~oh, trick & ~ot, seen & ~os, 1)
+                n = _card_rows(rows, vals, n, oh & ~hand, ot & ~trick, os & ~seen, -1)
+                if n_modes > 1 and old_trump != trump_row:
+                    n = _add_row(rows, vals, n, trump_row, 1)
+                    n = _add_row(rows, vals, n, old_trump, -1)
+            else:
+                valid = False
+        if not valid:
+            n = _card_rows(rows, vals, 0, hand, trick, seen, 1)
+            if n_modes > 1:
+                n = _add_row(rows, vals, n, trump_row, 1)
+        i64[st] = np.int64(hand)
+        i64[st + 1] = np.int64(trick)
+        i64[st + 2] = np.int64(seen)
+        i64[st + 3] = mode
+        return n, not valid
+    # hand-based; state: dealt, hand, mode, history length, 4 trick cards, the history
+    n_hand = rules[P_HAND]
+    dealt = hand | np.uint64(pub[PLAYED_BY + seat])
+    nplayed = pub[NPLAYED]
+    n_active = pub[N_ACTIVE]
+    n_hist = pub[TRICK] * n_active
+    if valid and np.uint64(i64[st]) == dealt:
+        oh = np.uint64(i64[st + 1])
+        n = _hand_slots(rows, vals, n, dealt, hand & ~oh, n_hand, n_ranks, inv, 1)
+        n = _hand_slots(rows, vals, n, dealt, oh & ~hand, n_hand, n_ranks, inv, -1)
+        for q in range(4):
+            old = i64[st + 4 + q]
+            new = pub[TRICK_CARDS + q] if q < nplayed else -1
+            if old != new:
+                if old >= 0:
+                    n = _add_card(rows, vals, n, n_hand + q, old, n_ranks, inv, -1)
+                if new >= 0:
+                    n = _add_card(rows, vals, n, n_hand + q, new, n_ranks, inv, 1)
+                i64[st + 4 + q] = new
+        o_hist = i64[st + 3]
+        slot = n_hand + 3
+        e = 0
+        for t in range(pub[TRICK]):
+            h = HISTORY + t * HISTORY_STRIDE + 1
+            for q in range(n_active):
+                new = pub[h + q]
+                old = i64[st + 8 + e] if e < o_hist else -1
+                if old != new:
+                    if old >= 0:
+                        n = _add_card(rows, vals, n, slot, old, n_ranks, inv, -1)
+                    n = _add_card(rows, vals, n, slot, new, n_ranks, inv, 1)
+                    i64[st + 8 + e] = new
+                slot += 1
+                e += 1
+        for e2 in range(n_hist, o_hist):
+            n = _add_card(rows, vals, n, n_hand + 3 + e2, i64[st + 8 + e2], n_ranks, inv, -1)
+        if n_modes > 1 and old_trump != trump_row:
+            n = _add_row(rows, vals, n, trump_row, 1)
+            n = _add_row(rows, vals, n, old_trump, -1)
+        # a cheaper fresh start (another deal at this seat)?
+        if n < 2 * (count(hand) + nplayed + n_hist) + 1:
+            i64[st + 1] = np.int64(hand)
+            i64[st + 2] = mode
+            i64[st + 3] = n_hist
+            return n, False
+    n = _hand_slots(rows, vals, 0, dealt, hand, n_hand, n_ranks, inv, 1)
+    for q in range(4):
+        c = pub[TRICK_CARDS + q] if q < nplayed else -1
+        if c >= 0:
+            n = _add_card(rows, vals, n, n_hand + q, c, n_ranks, inv, 1)
+        i64[st + 4 + q] = c
+    e = 0
+    for t in range(pub[TRICK]):
+        h = HISTORY + t * HISTORY_STRIDE + 1
+        for q in range(n_active):
+            c = pub[h + q]
+            n = _add_card(rows, vals, n, n_hand + 3 + e, c, n_ranks, inv, 1)
+            i64[st + 8 + e] = c
+            e += 1
+    if n_modes > 1:
+        n = _add_row(rows, vals, n, trump_row, 1)
+    i64[st] = np.int64(dealt)
+    i64[st + 1] = np.int64(hand)
+    i64[st + 2] = mode
+    i64[st + 3] = n_hist
+    return n, True
+
+
+@njit(cache=True, inline="always")
+def _seat_region(params, lo, seat, work):
+    """The network's sizes, weight offsets (into ``params.view(float32)``) and the seat's
+    region of ``work`` (as float64; see "scratch memory")."""
+    n_in = np.int64(params[lo + 1])
+    n_h1 = np.int64(params[lo + 2])
+    n_h2 = np.int64(params[lo + 3])
+    n_out = np.int64(params[lo + 4])
+    p1 = (n_h1 + LANES - 1) // LANES * LANES
+    p2 = (n_h2 + LANES - 1) // LANES * LANES
+    w1 = 2 * (lo + HEADER)      # 4-byte weights after the header, two per float64 slot
+    start, need = _region_words(n_in, p1, p2)
+    region = work.size // 4 // 8 * 8                # float64 slots, 64-byte multiple
+    if 2 * region < need:
+        raise ValueError("network agent: work array smaller than AgentSpec.work_size")
+    return n_in, n_h1, n_h2, n_out, p1, p2, w1, start, work[seat * region:(seat + 1) * region]
+
+
+@njit(cache=True, inline="always")
+def _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, fresh_only):
+    """Bring the seat's first-layer record up to date (from scratch when it is not intact
+    or when ``fresh_only``); returns (record offset of acc in 4-byte words, number of rows
+    summed, fresh start)."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    i32 = f64.view(np.int32)
+    i64 = f64.view(np.int64)
+    u64 = f64.view(np.uint64)
+    rows = i32[p1 + p2:p1 + p2 + n_in]
+    vals = i32[p1 + p2 + n_in:p1 + p2 + 2 * n_in]
+    rec64 = rec // 2
+    n64 = REC64 + p1 // 2
+    acc = rec + 2 * REC64
+    w1_id = params[lo + H_W1_ID]
+    if fresh_only or not (i64[rec64 + R_MAGIC] == MAGIC and f64[rec64 + R_ID] == w1_id and _intact(u64, rec64, n64)):
+        i64[rec64 + R_MAGIC] = 0
+    n, fresh = _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals)
+    w = params.view(np.int32)
+    if fresh:
+        _dense(vals, rows, n, w, w1, n_in, None, 0, i32, acc, p1)
+    elif n > 0:
+        _dense(vals, rows, n, w, w1, n_in, i32, acc, i32, acc, p1)
+    i64[rec64 + R_MAGIC] = MAGIC
+    i64[rec64 + R_KIND] = kind
+    f64[rec64 + R_ID] = w1_id
+    _seal(u64, rec64, n64)
+    return acc, n, fresh
+
+
+@njit(cache=True, inline="always")
+def _offsets(params, lo, n_in, n_h1, p1, p2, w1):
+    """Offsets into ``params.view(float32)`` of b1, W2, b2, W3T and b3."""
+    b1 = w1 + n_in * p1
+    w2 = b1 + p1
+    b2 = w2 + n_h1 * p2
+    w3 = b2 + p2
+    return b1, w2, b2, w3, w3 + np.int64(params[lo + 4]) * p2
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """The first hidden layer for the seat's observation, into ``h1`` of the seat's
+    region of ``work``; returns (number of first-layer rows summed, fresh start)."""
+    acc, n, fresh = _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, False)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    h1 = f64.view(np.float32)[0:p1]
+    a = f64.view(np.int32)[acc:acc + p1]
+    bias = w32[b1:b1 + p1]
+    scale = _F(params[lo + H_W1_SCALE])
+    for v in range(0, p1, LANES):
+        hv = h1[v:v + LANES]
+        av = a[v:v + LANES]
+        bv = bias[v:v + LANES]
+        for j in range(LANES):
+            hv[j] = fast_tanh(_F(av[j]) * scale + bv[j])
+    return n, fresh
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _tanh_h2(params, lo, seat, work):
+    """tanh of the second layer's sums in ``h2`` (in place); returns (h2, offset of W3T,
+    offset of b3, padded n_h2) with offsets into ``params.view(float32)``."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    h2 = f64.view(np.float32)[p1:p1 + p2]
+    for v in range(0, p2, LANES):
+        hv = h2[v:v + LANES]
+        for j in range(LANES):
+            hv[j] = fast_tanh(hv[j])
+    return h2, w3, b3, p2
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """Both hidden layers for the seat's observation, into ``work``; returns
+    (h2, offset of W3T, offset of b3, padded n_h2, rows summed, fresh start) with offsets
+    into ``params.view(float32)``."""
+    n, fresh = _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    f32 = f64.view(np.float32)
+    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
+    return h2, w3, b3, p2, n, fresh
+
+
+@njit(cache=True, inline="always")
+def _output(params, h2, w3, b3, p2, out):
+    """Network output ``out`` (without the monotonic output tanh)."""
+    w32 = params.view(np.float32)
+    return w32[b3 + out] + dot_block(h2, w32, w3 + out * p2, p2 // LANES)
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2):
+    """The legal card with the highest output, given the second hidden layer ``h2`` (plus
+    the direct term of each card, with direct connections)."""
+    direct = params[lo + H_DIRECT] > 0
+    d_ofs = b3 + np.int64(params[lo + 4])
+    ctx = _direct_context(rules, mode, seat, hand, pub) if direct else (1.0, False, 0, -1, 0, ZERO)
+    best = -1
+    best_v = _F(-3.0e38)
+    if kind == NET_CARD:
+        m = legal
+        while m != ZERO:
+            c = lowest(m)
+            m &= m - ONE
+            v = _output(params, h2, w3, b3, p2, c)
+            if direct:
+                v += _direct_term(params, d_ofs, rules, mode, c, ctx)
+            if v > best_v:
+                best_v = v
+                best = c
+    else:
+        pos = 0
+        m = hand | np.uint64(pub[PLAYED_BY + seat])
+        while m != ZERO:
+            c = lowest(m)
+            m &= m - ONE
+            if has(legal, c):
+                v = _output(params, h2, w3, b3, p2, pos)
+                if direct:
+                    v += _direct_term(params, d_ofs, rules, mode, c, ctx)
+                if v > best_v:
+                    best_v = v
+                    best = c
+            pos += 1
+    return best
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work):
+    """First step of a decision: the first hidden layer into ``work``."""
+    _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
+
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work):
+    """Last step of a decision, once the second layer's sums are in ``h2``: tanh, then
+    the legal card with the highest output."""
+    h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
+    return _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
+
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
+    """The legal card with the highest network output (a lone legal card at once).
+    (``evolve.games.bits.kernel`` flags plus ``error_model="numpy"``, see ``fast_tanh``.)"""
+    if count(legal) == 1:
+        return lowest(legal)
+    network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work)
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    f32 = f64.view(np.float32)
+    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    return network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work)
+
+
+# ------------------------------------------------------------- lockstep (many deals)
+@njit(cache=True, _nrt=False)
+def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
+    """The second layer of ``network_card`` for ``m`` deals that wait for the network at
+    ``params[lo:]`` (``evolve.runtime.lockstep``): deal k's scratch memory is ``work[slots[k]]`` (a
+    row per deal) and its seat ``seats[slots[k]]``; its second layer's sums go into its
+    ``h2``, summed in the order of ``network_card`` (the same numbers, bit for bit), but
+    each weight row loaded serves up to ``GEMM_M`` deals. ``xofs``, ``yofs`` are int64
+    scratch of at least ``GEMM_M`` entries."""
+    n_in = np.int64(params[lo + 1])
+    n_h1 = np.int64(params[lo + 2])
+    n_h2 = np.int64(params[lo + 3])
+    p1 = (n_h1 + LANES - 1) // LANES * LANES
+    p2 = (n_h2 + LANES - 1) // LANES * LANES
+    w1 = 2 * (lo + HEADER)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    row = work.shape[1]
+    region = row // 4 // 8 * 8                      # as _seat_region, in float64 slots
+    flat = work.reshape(-1).view(np.float32)
+    nv = p2 // LANES
+    npass = (nv + KMAX - 1) // KMAX
+    base = nv // npass
+    extra = nv - base * npass
+    for g in range(0, m, GEMM_M):
+        mb = min(GEMM_M, m - g)
+        for k in range(mb):
+            s = slots[g + k]
+            xofs[k] = 2 * (s * row + seats[s] * region)      # h1 of the seat's region
+            yofs[k] = xofs[k] + p1                           # h2
+        col = 0
+        for p in range(npass):                               # the blocks of ``_dense``
+            k = base + 1 if p < extra else base
+            gemm_rows(flat, xofs, mb, n_h1, w32, w2 + n_h1 * col, k * LANES, w32, b2 + col, flat, yofs, col, k)
+            col += k * LANES
+
+
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+def network_outputs(kind, params, lo, seat, rules, mode, hand, pub, work, out):
+    """Debugging and tests: every output of the network into ``out[0:n_out]`` (the code
+    path of ``network_card``, including the seat's first-layer record in ``work``).
+    Returns the number of first-layer rows summed, negative when the record could not be
+    updated (a fresh start)."""
+    h2, w3, b3, p2, n, fresh = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
+    for o in range(np.int64(params[lo + 4])):
+        out[o] = _output(params, h2, w3, b3, p2, o)
+    return -n if fresh else n
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")
+def network_inputs(kind, params, lo, seat, rules, mode, hand, pub, work, x):
+    """Debugging and tests: the network's input vector into ``x[0:n_in]`` (zeroed first),
+    from the row list the first layer is computed from (from scratch; the seat's record
+    is rebuilt). Returns the number of active inputs."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    acc, n, fresh = _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, True)
+    i32 = f64.view(np.int32)
+    for i in range(n_in):
+        x[i] = 0.0
+    for r in range(n):
+        x[i32[p1 + p2 + r]] += i32[p1 + p2 + n_in + r]
+    return n

@@ -1,0 +1,224 @@
+"""Registry entries of the search agents (``mc``, ``dmcts``, ``ismcts``) and their bench.
+
+Seat strings::
+
+    mc                                   # variant=extra, shuffles=50, playouts=2
+    mc:variant=normal,shuffles=20,playouts=1
+    dmcts:determinizations=10,iterations=100,c=1.414
+    ismcts:iterations=100,c=0.7
+
+    ismcts:seconds=0.05                  # a wall-clock budget per decision
+
+Every agent also takes the shared bidder options (``bidder`` defaults to ``simple`` here).
+Budgets are iteration counts by default, so results are reproducible. ``seconds`` > 0
+gives each decision a wall-clock budget instead: MC draws shuffles, ISMCTS iterates and
+DMCTS grows its D trees (an equal share each) until the time is spent (the iteration
+count is then ignored; trees hold at most ``TIMED_NODES`` nodes); such runs are not
+reproducible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from evolve.agents.bidding.bidders import BIDDER_OPTIONS, bidder_from
+from evolve.agents.registry import AGENTS, AgentDef, AgentSpec, parse_seat, register
+from evolve.agents.search import rollout_policy
+from evolve.agents.search.card_search import (
+    KIND_DMCTS,
+    KIND_ISMCTS,
+    KIND_MAXVALUE,
+    KIND_MC,
+    KIND_PERFECT_DMCTS,
+    KIND_PERFECT_MC,
+    MC_VARIANTS,
+    ensure_compiled,
+    ticks_per_second,
+    work_size,
+)
+from evolve.core.errors import UsageError
+from evolve.games.bits import N_STREAMS
+from evolve.games.options import Option
+
+SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
+SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
+SHIPPED_VALUE = Path(__file__).resolve().parent.parent / "data"     # evolve/agents/data
+SECONDS = Option(0.0, "wall-clock budget per decision in seconds; replaces the iteration count (0: off)",
+                 kind=float, minimum=0.0)
+
+
+def _positive(opts: dict, key: str, owner: str) -> int:
+    v = int(opts[key])
+    if v < 1:
+        raise UsageError(f"agent {owner!r}: option {key}={v} is invalid; expected an integer >= 1")
+    return v
+
+
+def _exploration(opts: dict, owner: str) -> float:
+    return float(opts["c"])
+
+
+def _ticks(opts: dict, owner: str) -> float:
+    """The ``seconds`` budget in cycle-counter ticks (0: iteration budget)."""
+    seconds = float(opts.get("seconds", 0.0))      # maxvalue has no time budget
+    if seconds <= 0.0:
+        return 0.0
+    rate = ticks_per_second()
+    if rate <= 0.0:
+        raise UsageError(f"agent {owner!r}: option seconds={seconds} needs a CPU cycle counter, which this machine "
+                         "does not expose; use the iteration options instead")
+    return max(1.0, round(seconds * rate))
+
+
+def _rollout_spec(opts: dict, game, owner: str) -> AgentSpec | None:
+    """The card-play agent of ``rollout=`` (None: the built-in uniformly random playout)."""
+    text = str(opts.get("rollout", "random")).strip()
+    if text in ("", "random"):
+        return None
+    expect = "a card-play agent that does not search (random, a rule-based agent, champion:PATH)"
+    try:
+        spec = parse_seat(text, game)
+    except UsageError as e:
+        raise UsageError(f"agent {owner!r}: option rollout={text} is invalid ({e}); expected {expect}") from None
+    if not rollout_policy.ROLLOUT_KINDS[0] <= spec.play_kind < rollout_policy.ROLLOUT_KINDS[1]:
+        raise UsageError(f"agent {owner!r}: option rollout={text} is invalid; expected {expect}")
+    rollout_policy.ensure_compiled()    # compile / load the policy callback here rather than mid-engine
+    return spec
+
+
+def _value_net(opts: dict, game, owner: str, required: bool):
+    """The value network of ``net=`` / ``value=`` (None when not given and not required)."""
+    key = "net" if "net" in opts else "value"
+    path = str(opts.get(key, "")).strip()
+    if not path and key == "net":
+        path = str(SHIPPED_VALUE / f"value_{game.name}.npz")
+    if not path:
+        if required:
+            raise UsageError(f"agent {owner!r}: option {key}=PATH is required (a value.npz written by "
+                             "python -m evolve.value)")
+        return None
+    from evolve.agents.search.value_net import load_value
+
+    try:
+        return load_value(path, game)
+    except UsageError as e:
+        raise UsageError(f"agent {owner!r}: option {key}={path} is invalid: {e}") from None
+
+
+def _tail(opts: dict, game, owner: str, net=None, depth: int = 0) -> list[float]:
+    """The optional tail of the search parameters (``evolve.agents.search.card_search.T_RKIND``):
+    rollout agent and value network; empty for plain random playouts."""
+    spec = _rollout_spec(opts, game, owner)
+    if spec is None and net is None:
+        return []
+    rparams = list(np.asarray(spec.play_params, np.float64)) if spec else []
+    vparams = list(net.params()) if net is not None else []
+    scratch = N_STREAMS + (net.n_hidden + 10 if net is not None else 0) + (spec.work_size if spec else 0)
+    return [spec.play_kind if spec else -1, len(rparams), scratch, *rparams, depth if net is not None else 0,
+            len(vparams), *vparams]
+
+
+def _spec(name: str, kind: int, params: list[float], opts: dict, tail=()) -> AgentSpec:
+    ensure_compiled()   # compile / load the search callback here rather than mid-engine
+    bid_kind, bid_params = bidder_from(opts)
+    play = np.array(params + [_ticks(opts, name)] + list(tail), np.float64)
+    scratch = int(tail[2]) if len(tail) else 0
+    return AgentSpec(name, kind, play, bid_kind, bid_params, work_size(kind, play) + scratch)
+
+
+def _make_mc(opts: dict, game, name: str = "mc", kind: int = KIND_MC) -> AgentSpec:
+    variant = MC_VARIANTS.index(opts["variant"])
+    shuffles = _positive(opts, "shuffles", name)
+    playouts = _positive(opts, "playouts", name)
+    return _spec(name, kind, [variant, shuffles, playouts], opts, _tail(opts, game, name))
+
+
+def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -> AgentSpec:
+    d = _positive(opts, "determinizations", name)
+    i = _positive(opts, "iterations", name)
+    net = _value_net(opts, game, name, False)
+    depth = _positive(opts, "depth", name)
+    return _spec(name, kind, [d, i, _exploration(opts, name)], opts, _tail(opts, game, name, net, depth))
+
+
+def _make_perfect_mc(opts: dict, game) -> AgentSpec:
+    return _make_mc(opts, game, "perfect_mc", KIND_PERFECT_MC)
+
+
+def _make_perfect_dmcts(opts: dict, game) -> AgentSpec:
+    return _make_dmcts(opts, game, "perfect_dmcts", KIND_PERFECT_DMCTS)
+
+
+def _make_ismcts(opts: dict, game) -> AgentSpec:
+    i = _positive(opts, "iterations", "ismcts")
+    return _spec("ismcts", KIND_ISMCTS, [i, _exploration(opts, "ismcts")], opts, _tail(opts, game, "ismcts"))
+
+
+def _make_maxvalue(opts: dict, game) -> AgentSpec:
+    n = _positive(opts, "samples", "maxvalue")
+    net = _value_net(opts, game, "maxvalue", True)
+    return _spec("maxvalue", KIND_MAXVALUE, [n], opts, _tail(opts, game, "maxvalue", net, 1))
+
+
+ROLLOUT = Option("random", "card-play agent of every seat in the playouts: random (the fast built-in playout), a "
+                 "rule-based agent or champion:PATH; a seat string with options goes in parentheses, e.g. "
+                 "rollout=(markov:tau=0.3)", kind=str)
+MC_OPTIONS = {
+    "variant": Option("extra", "normal: best single playout | average: best mean, 1 playout | extra: best mean of K playouts", MC_VARIANTS),
+    "shuffles": Option(50, "determinizations S per decision (shared by all legal cards)", kind=int, minimum=1),
+    "playouts": Option(2, "random playouts K per card and determinization (average: 1)", kind=int, minimum=1),
+    "rollout": ROLLOUT,
+    "seconds": SECONDS,
+    **SEARCH_BIDDER_OPTIONS,
+}
+DMCTS_OPTIONS = {
+    "determinizations": Option(10, "determinizations D, one UCT tree each", kind=int, minimum=1),
+    "iterations": Option(100, "UCT iterations I per tree", kind=int, minimum=1),
+    "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "rollout": ROLLOUT,
+    "value": Option("", "value network (value.npz of python -m evolve.value): playouts stop after depth cards and "
+                    "the network scores the position for every seat (empty: play to the end)", kind=str),
+    "depth": Option(8, "with value=: cards played (tree and playout) before the network scores", kind=int, minimum=1),
+    "seconds": SECONDS,
+    **SEARCH_BIDDER_OPTIONS,
+}
+ISMCTS_OPTIONS = {
+    "iterations": Option(100, "iterations (one determinization each)", kind=int, minimum=1),
+    "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "rollout": ROLLOUT,
+    "seconds": SECONDS,
+    **SEARCH_BIDDER_OPTIONS,
+}
+
+
+MAXVALUE_OPTIONS = {
+    "net": Option("", "value network: a value.npz written by python -m evolve.value (empty: the shipped "
+                  "evolve/agents/data/value_<game>.npz, 3,000 deals of cardcounting / jass_rule_based)", kind=str),
+    "samples": Option(20, "determinizations N per decision (shared by all legal cards)", kind=int, minimum=1),
+    "rollout": ROLLOUT,
+    **SEARCH_BIDDER_OPTIONS,
+}
+
+
+def _register_all() -> None:
+    entries = (
+        AgentDef("mc", "flat Monte Carlo over exact determinizations (the Sueca thesis)", _make_mc, MC_OPTIONS),
+        AgentDef("dmcts", "determinized UCT, trees combined by visit-weighted scores (the Jass paper)", _make_dmcts, DMCTS_OPTIONS),
+        AgentDef("ismcts", "single-observer information-set MCTS (the Jass paper)", _make_ismcts, ISMCTS_OPTIONS),
+        AgentDef("maxvalue", "the card whose position after the trick has the best mean value-network score over N "
+                 "determinizations", _make_maxvalue, MAXVALUE_OPTIONS),
+        AgentDef("perfect_mc", "PERFECT INFORMATION (an upper bound, sees every hand): mc whose playouts all start "
+                 "from the true deal", _make_perfect_mc, MC_OPTIONS),
+        AgentDef("perfect_dmcts", "PERFECT INFORMATION (an upper bound, sees every hand): dmcts whose trees all "
+                 "search the true deal (determinizations=1: one UCT tree)", _make_perfect_dmcts, DMCTS_OPTIONS),
+    )
+    for agent in entries:
+        if agent.name not in AGENTS:
+            register(agent)
+
+
+_register_all()

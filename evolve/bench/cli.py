@@ -1,0 +1,263 @@
+"""``python -m evolve.bench <what>``: the benchmark command line, one subcommand per
+benchmark module of this package."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, Callable, Sequence
+
+from evolve.bench.engine import (
+    _ORIGINAL_ENV,
+    _REEXEC_FLAG,
+    ENGINE_GAMES,
+    THREAD_VARS,
+    format_engine,
+    run_engine,
+)
+from evolve.core.errors import UsageError  # noqa: E402
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError (one line, exit 2) instead of printing usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(message)
+
+
+def _games_arg(text: str) -> list[str]:
+    names = [t.strip().lower() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"empty; valid games: {', '.join(ENGINE_GAMES)}")
+    for n in names:
+        if n not in ENGINE_GAMES:
+            raise argparse.ArgumentTypeError(f"unknown game {n!r}; valid games: {', '.join(ENGINE_GAMES)}")
+    return list(dict.fromkeys(names))
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return v
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _options_of(p: argparse.ArgumentParser) -> list[str]:
+    return [a.option_strings[-1] for a in p._actions if a.option_strings]
+
+
+def _json_and_run(p, run, show) -> None:
+    """The last option of a subcommand, ``--json``, and what it runs and prints."""
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(run=run, show=show, options=_options_of(p))
+
+
+def _add_engine(sub) -> None:
+    p = sub.add_parser("engine", help="random-play rounds per second per game, vs OpenSpiel and jass-kit")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument("--deals", type=_positive_int, default=None,
+                   help="deals per timing (default: chosen so one timing lasts --seconds)")
+    p.add_argument("--games", type=_games_arg, default=list(ENGINE_GAMES),
+                   help=f"comma-separated games (default: {','.join(ENGINE_GAMES)})")
+    p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
+    p.add_argument("--repeats", type=_positive_int, default=3, help="timings per figure; the best is kept")
+    p.add_argument("--workers", type=_positive_int, default=2, help="worker processes for the parallel figure")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel / jass-kit")
+    p.add_argument("--no-latency", action="store_true", help="skip the fresh-process first-call latency")
+    p.set_defaults(run=run_engine, show=format_engine, options=_options_of(p))
+
+
+EVOLUTION_TARGET_SPEEDUP = 1.8
+
+
+def run_evolution(args) -> dict:
+    from pathlib import Path
+
+    from evolve.bench.evolution import bench_generation
+
+    if not Path(args.config).is_file():
+        raise UsageError(f"--config {args.config!r}: file not found")
+    res = bench_generation(args.config, (1, 2), args.repeats, games=args.games, rounds=args.rounds, backend=args.backend,
+                           evaluation=args.evaluation)
+    res["target_speedup"] = EVOLUTION_TARGET_SPEEDUP
+    res["pass"] = res.get("speedup_2_vs_1", 0) >= EVOLUTION_TARGET_SPEEDUP
+    return res
+
+
+def format_evolution(res: dict) -> str:
+    w1, w2 = res["workers_1"], res["workers_2"]
+    return "\n".join([
+        f"evolve.bench evolution  ({res['config']}: population {res['population']}, "
+        f"{res['rounds_per_generation']} rounds per generation, backend {res['backend']}, "
+        f"evaluation {res['evaluation']})",
+        f"1 worker : {w1['seconds_per_generation']:.3f} s/generation (median {w1['median_seconds_per_generation']:.3f}), "
+        f"{w1['rounds_per_second']:,.0f} rounds/s",
+        f"2 workers: {w2['seconds_per_generation']:.3f} s/generation (median {w2['median_seconds_per_generation']:.3f}), "
+        f"{w2['rounds_per_second']:,.0f} rounds/s",
+        f"speed-up {res['speedup_2_vs_1']:.2f}x, of the medians {res['median_speedup_2_vs_1']:.2f}x "
+        f"(target >= {res['target_speedup']}x): {'PASS' if res['pass'] else 'MISS'}",
+    ])
+
+
+def _add_evolution(sub) -> None:
+    p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
+    p.add_argument("--config", default="experiments/spades_cardbased_study.toml",
+                   help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units)")
+    p.add_argument("--games", type=_positive_int, default=240,
+                   help="tables per generation (default 240: with 16 rounds, 64x the study's 60-round generations, "
+                        "a budget where parallel evaluation matters)")
+    p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
+    p.add_argument("--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)")
+    p.add_argument("--backend", choices=("loky", "threads", "dask"), help="parallel backend (default: the config's)")
+    p.add_argument("--evaluation", choices=("sequential", "lockstep"),
+                   help="how the tables are played (default: the config's [evolution] evaluation)")
+    _json_and_run(p, run_evolution, format_evolution)
+
+
+def run_agents(args) -> dict:
+    from evolve.bench.agents import bench_agents
+
+    return bench_agents(n=args.decisions, seed=args.seed, openspiel=not args.no_peers)
+
+
+def format_agents(res: dict) -> str:
+    lines = ["evolve.bench agents  (search agents; decisions per second on one core)"]
+    for key, value in res.items():
+        lines.append(f"  {key}: {value:,.1f}" if isinstance(value, float) else f"  {key}: {value}")
+    return "\n".join(lines)
+
+
+def _add_agents(sub) -> None:
+    p = sub.add_parser("agents", help="search agents' decisions/s: ISMCTS vs OpenSpiel ISMCTSBot, guided rollouts, value cutoff, "
+                       "maxvalue, perfect_* beside their honest versions, MC extra in Sueca")
+    p.add_argument("--decisions", type=_positive_int, default=400, help="decisions per timing")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")
+    _json_and_run(p, run_agents, format_agents)
+
+
+def run_networks(args) -> dict:
+    from evolve.bench.networks import bench_networks
+
+    encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
+    for e in encodings:
+        if e not in ("card", "hand"):
+            raise UsageError(f"--encodings: unknown encoding {e!r}; valid: card, hand")
+    return bench_networks(args.seconds, args.games, encodings, args.repeats)
+
+
+def format_networks(res: dict) -> str:
+    from evolve.bench.networks import format_networks as fmt
+
+    return fmt(res)
+
+
+def _add_networks(sub) -> None:
+    p = sub.add_parser("networks", help="four evolved-network seats: rounds/s per game and encoding on one core")
+    p.add_argument("--games", type=_games_arg, default=list(ENGINE_GAMES), help="comma-separated games")
+    p.add_argument("--encodings", default="card,hand", help="comma-separated encodings (card, hand)")
+    p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
+    p.add_argument("--repeats", type=_positive_int, default=3)
+    _json_and_run(p, run_networks, format_networks)
+
+
+def run_decisions(args) -> dict:
+    from evolve.bench.decisions import bench_decisions
+
+    return bench_decisions(n=args.decisions, seed=args.seed)
+
+
+def format_decisions(res: dict) -> str:
+    from evolve.bench.decisions import format_decisions as fmt
+
+    return fmt(res)
+
+
+def _add_decisions(sub) -> None:
+    p = sub.add_parser("decisions", help="latency of one decision through evolve.agent (network, rule-based, "
+                                         "ISMCTS-100)")
+    p.add_argument("--decisions", type=_positive_int, default=300, help="positions timed per agent")
+    p.add_argument("--seed", type=int, default=0)
+    _json_and_run(p, run_decisions, format_decisions)
+
+
+# subcommand name -> function adding its parser
+SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "networks": _add_networks,
+                                                 "evolution": _add_evolution, "agents": _add_agents,
+                                                 "decisions": _add_decisions}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m evolve.bench", description="trick-evolve benchmarks")
+    sub = parser.add_subparsers(dest="command", metavar="{" + ",".join(SUBCOMMANDS) + "}")
+    sub.required = True
+    for add in SUBCOMMANDS.values():
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        valid = ", ".join(SUBCOMMANDS)
+        if not argv:
+            raise UsageError(f"missing subcommand; valid subcommands: {valid}")
+        if argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+            raise UsageError(f"expected a subcommand before {argv[0]!r}; valid subcommands: {valid}")
+        if not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
+            raise UsageError(f"unknown subcommand {argv[0]!r}; valid subcommands: {valid}")
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            raise UsageError(
+                f"unrecognized argument {extra[0]!r} for {args.command}; valid options: {', '.join(args.options)}"
+            )
+        res = args.run(args)
+    except UsageError as e:
+        print(f"evolve.bench: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("evolve.bench: interrupted", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(args.show(res))
+    return 0
+
+
+def _reexec_with_thread_env() -> None:
+    """Re-run once with the BLAS thread variables set before numpy is loaded.
+
+    ``python -m evolve.bench`` imports ``evolve`` (and numpy) first, so setting them here
+    is too late for this process's OpenBLAS; the variables set at import time above are
+    seen only by children. A user-set value is kept."""
+    if os.environ.get(_REEXEC_FLAG):
+        return
+    if all(var in _ORIGINAL_ENV for var in THREAD_VARS):
+        return
+    env = dict(os.environ)
+    env[_REEXEC_FLAG] = "1"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(sys.executable, [sys.executable, "-m", "evolve.bench", *sys.argv[1:]], env)
+    except OSError:  # pragma: no cover - fall back to running as is
+        pass
+

@@ -1,0 +1,374 @@
+"""``python -m evolve.studies experiments/studies/<file>.toml [--quick]``: rerun a study's
+setup and print its table in the study's layout.
+
+A study config has a ``[study]`` table and an optional ``[options]`` table (game
+options). Keys of ``[study]``:
+
+- ``name`` (str), ``description`` (str, optional), ``layout``: ``euchre`` | ``sueca`` |
+  ``jass`` | ``spades``; ``game`` (str); ``agents`` (list of seat strings); ``seed`` (int)
+- ``games`` (int, games to the target per pairing) or ``deals`` (int, deals per pairing)
+- ``quick`` (int, default 100): ``--quick`` divides ``games``/``deals`` by it
+- ``rule`` (``correct`` | ``study``, optional): appended as ``rule=...`` to every agent that
+  has a ``rule`` option (the Euchre study decided "can win" by fixed strength scores)
+- ``blocks`` (int, optional): also report the percentage of points per block of deals
+- ``opponent`` (str, spades layout): the three opposing seats
+- ``champions`` (list of paths, optional): extra ``champion:PATH`` agents
+- ``solo`` (str, sueca layout, optional): also play each agent alone in seat 0 with this
+  agent in the other three seats, against this agent alone in seat 0 on the same deals
+  (the Sueca study's one-player figures)
+
+Unknown keys or wrong types are rejected with a one-line error (exit 2).
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from evolve.agents.registry import AGENTS, PERFECT_NOTE, parse_seat, sees_hidden_hands
+from evolve.core.errors import UsageError
+from evolve.core.stats import (
+    format_ci,
+    format_comparison,
+    format_p,
+    mean_ci,
+    paired_difference,
+    shifted,
+    signed_ci,
+    verdict,
+)
+from evolve.evaluate.figures import fair_share_label
+from evolve.evaluate.matrix import head_to_head, markdown_tables, strategy_matrix
+from evolve.evaluate.paired import PLAY_CHUNK, play_paired
+from evolve.games.registry import make_game
+from evolve.runtime.play import options_text, played_options
+
+RULES = ("correct", "study")
+
+# key: (python types, expectation text, required)
+STUDY_KEYS: dict[str, tuple[tuple[type, ...], str, bool]] = {
+    "name": ((str,), "a string", True),
+    "description": ((str,), "a string", False),
+    "layout": ((str,), "one of euchre, sueca, jass, spades", True),
+    "game": ((str,), "a game name", True),
+    "agents": ((list,), "a non-empty list of agent strings", True),
+    "seed": ((int,), "a non-negative integer", False),
+    "games": ((int,), "a positive integer (games to the target per pairing)", False),
+    "deals": ((int,), "a positive integer (deals per pairing)", False),
+    "quick": ((int,), "a positive integer (divisor of games/deals under --quick)", False),
+    "rule": ((str,), "one of " + ", ".join(RULES), False),
+    "blocks": ((int,), "a positive integer", False),
+    "opponent": ((str,), "an agent string", False),
+    "champions": ((list,), "a list of champion.npz paths", False),
+    "solo": ((str,), "an agent string (the three other seats of the one-seat rows)", False),
+}
+TOP_KEYS = ("study", "options")
+
+
+def _bad(path, key, expect, got=None) -> UsageError:
+    extra = f", got {got!r}" if got is not None else ""
+    return UsageError(f"{path}: key {key!r}: expected {expect}{extra}")
+
+
+def load_study(path: str | Path) -> dict:
+    """Read and strictly validate a study config; returns the ``[study]`` table with
+    ``options`` (dict) added."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such study config") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UsageError(f"{path}: invalid TOML: {e}") from None
+    for key in raw:
+        if key not in TOP_KEYS:
+            raise UsageError(f"{path}: unknown key {key!r}; valid top-level keys: {', '.join(TOP_KEYS)}")
+    study = raw.get("study")
+    if not isinstance(study, dict):
+        raise _bad(path, "study", "a [study] table")
+    options = raw.get("options", {})
+    if not isinstance(options, dict):
+        raise _bad(path, "options", "an [options] table of game options")
+    for key, value in study.items():
+        if key not in STUDY_KEYS:
+            raise UsageError(f"{path}: unknown key 'study.{key}'; valid keys: {', '.join(STUDY_KEYS)}")
+        types, expect, _ = STUDY_KEYS[key]
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise _bad(path, f"study.{key}", expect, value)
+    for key, (_, expect, required) in STUDY_KEYS.items():
+        if required and key not in study:
+            raise UsageError(f"{path}: missing key 'study.{key}'; expected {expect}")
+    if study["layout"] not in LAYOUTS:
+        raise _bad(path, "study.layout", "one of " + ", ".join(LAYOUTS), study["layout"])
+    if "rule" in study and study["rule"] not in RULES:
+        raise _bad(path, "study.rule", "one of " + ", ".join(RULES), study["rule"])
+    if ("games" in study) == ("deals" in study):
+        raise UsageError(f"{path}: key 'study.games'/'study.deals': expected exactly one of them")
+    for key in ("games", "deals", "quick", "blocks"):
+        if key in study and study[key] <= 0:
+            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], study[key])
+    if study.get("seed", 0) < 0:
+        raise _bad(path, "study.seed", STUDY_KEYS["seed"][1], study["seed"])
+    for key in ("agents", "champions"):
+        items = study.get(key, [])
+        if (key == "agents" and not items) or not all(isinstance(a, str) and a.strip() for a in items):
+            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], items)
+    layout = LAYOUTS[study["layout"]]
+    for key in ("solo", "opponent"):
+        if key in study and key not in layout.needs + layout.takes:
+            raise UsageError(f"{path}: key 'study.{key}': the {study['layout']} layout does not take it")
+    for key in layout.needs:
+        if key not in study:
+            raise UsageError(f"{path}: missing key 'study.{key}'; the {study['layout']} layout needs it "
+                             f"({STUDY_KEYS[key][1]})")
+    try:
+        game = make_game(study["game"], **{k: (str(v).lower() if isinstance(v, bool) else v) for k, v in options.items()})
+    except UsageError as e:
+        raise UsageError(f"{path}: {e}") from None
+    if "games" in study and game.target <= 0:
+        raise UsageError(f"{path}: key 'study.games': {game.name} has no game target with these options; use 'deals'")
+    return {**study, "options": options, "_game": game, "_path": str(path)}
+
+
+def _with_rule(agent: str, rule: str | None) -> str:
+    if not rule:
+        return agent
+    name, _, rest = agent.partition(":")
+    spec = AGENTS.get(name)
+    if spec is None or "rule" not in spec.options or "rule=" in rest:
+        return agent
+    return f"{agent},rule={rule}" if rest else f"{name}:rule={rule}"
+
+
+def study_agents(study: dict, champions=()) -> tuple[list[str], list[str]]:
+    """(seat strings, labels) of a study's agents."""
+    labels = list(study["agents"]) + [f"champion:{p}" for p in list(study.get("champions", [])) + list(champions)]
+    seats = [_with_rule(a, study.get("rule")) for a in labels]
+    return seats, labels
+
+
+def _count(study: dict, quick: bool) -> tuple[str, int]:
+    unit = "games" if "games" in study else "deals"
+    n = study[unit]
+    if quick:
+        n = max(10, n // study.get("quick", 100))
+    return unit, n
+
+
+def _pct(rate, lo, hi) -> str:
+    return f"{100 * rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int | None = None,
+              champions=(), progress: bool = True) -> dict:
+    """Play a study; returns ``{"study", "unit", "count", "result", "table"}``."""
+    g = study["_game"]
+    seed = study.get("seed", 0) if seed is None else seed
+    unit, n = _count(study, quick)
+    seats, labels = study_agents(study, champions)
+    layout = study["layout"]
+    result, table = LAYOUTS[layout].run(g, study, seats, labels, unit, n, seed, workers, progress)
+    if any(sees_hidden_hands(parse_seat(s, g)) for s in seats):
+        table += "\n\n" + PERFECT_NOTE
+    head = f"# {study['name']}\n\n{g.name} ({options_text(played_options(g))}), " \
+           f"{n} {unit} per pairing{' (--quick)' if quick else ''}, seed {seed}"
+    if study.get("rule"):
+        head += f"; rule={study['rule']} for agents with a 'can win' rule"
+    return {"study": study["name"], "layout": layout, "unit": unit, "count": n, "seed": seed,
+            "result": result, "table": head + "\n\n" + table}
+
+
+def _bar(total, desc, progress):
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="pairing", file=sys.stderr)
+
+
+def _pairs(g, seats, labels, unit, n, seed, blocks, workers, progress) -> dict:
+    pairs = [(i, j) for i in range(len(seats)) for j in range(i + 1, len(seats))]
+    bar = _bar(len(pairs), f"{g.name} pairs", progress)
+    cells = []
+    for i, j in pairs:
+        kw = {"n_games": n} if unit == "games" else {"n_deals": n}
+        c = head_to_head(g, seats[i], seats[j], seed=seed, blocks=blocks, workers=workers, **kw)
+        c["row"], c["col"] = labels[i], labels[j]
+        cells.append(c)
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    return {"game": g.name, "cells": cells}
+
+
+def _versus(g, seats, labels, opponent, unit, n, seed, workers, progress) -> dict:
+    bar = _bar(len(seats), f"{g.name} vs {opponent}", progress)
+    cells = []
+    for s, label in zip(seats, labels):
+        kw = {"n_games": n} if unit == "games" else {"n_deals": n}
+        c = head_to_head(g, s, opponent, seed=seed, workers=workers, **kw)
+        c["row"], c["col"] = label, opponent
+        cells.append(c)
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    return {"game": g.name, "opponent": opponent, "fair_share": fair_share_label(g), "cells": cells}
+
+
+def _solo(g, seats, labels, solo, n, seed, workers, progress) -> dict:
+    """Each agent alone in seat 0 (``solo`` in seats 1-3) and, on the same decks and
+    dealers, ``solo`` in all four seats: seat 0's side points per deal and the paired
+    difference (the agent's gain over ``solo`` in its seat)."""
+    parse_seat(solo, g)
+    bar = _bar(len(seats), f"{g.name} one seat vs {solo}", progress)
+    base = None
+    rows = []
+    for seat, label in zip(seats, labels):
+        mine, theirs = [], []
+        for start in range(0, n, PLAY_CHUNK):
+            seatings = [[seat, solo, solo, solo]] + ([[solo] * 4] if base is None else [])
+            results, _ = play_paired(g, seatings, start, min(PLAY_CHUNK, n - start), seed, workers)
+            mine.append(results[0].points[:, 0].astype(np.float64))
+            if base is None:
+                theirs.append(results[1].points[:, 0].astype(np.float64))
+        mine = np.concatenate(mine)
+        if base is None:
+            base = np.concatenate(theirs)
+        ci, test = paired_difference(mine, base)
+        rows.append({"agent": label, "points": mean_ci(mine).as_dict(), "solo_points": mean_ci(base).as_dict(),
+                     "diff_points": {**ci.as_dict(), "t": test.statistic, "p": test.p_value}})
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    return {"solo": solo, "deals": n, "rows": rows}
+
+
+def _run_matrix(table):
+    """A study laid out as a strategy matrix with ``table`` (the Euchre and Sueca papers),
+    with the Sueca thesis's one-seat rows when the study names ``solo``."""
+
+    def run(g, study, seats, labels, unit, n, seed, workers, progress):
+        result = strategy_matrix(g, seats, n, seed, labels=labels, unit=unit, blocks=study.get("blocks", 0),
+                                 workers=workers, progress=progress)
+        text = table(result)
+        if study.get("solo"):
+            result["solo"] = _solo(g, seats, labels, study["solo"], n, seed, workers, progress)
+            text += "\n\n" + _table_solo(result["solo"])
+        return result, text
+
+    return run
+
+
+def _run_pairs(g, study, seats, labels, unit, n, seed, workers, progress):
+    result = _pairs(g, seats, labels, unit, n, seed, study.get("blocks", 0), workers, progress)
+    return result, _table_jass(result)
+
+
+def _run_versus(g, study, seats, labels, unit, n, seed, workers, progress):
+    result = _versus(g, seats, labels, study["opponent"], unit, n, seed, workers, progress)
+    return result, _table_spades(result)
+
+
+def _table_solo(result) -> str:
+    solo = result["solo"]
+    lines = [f"One seat: the agent in seat 0, {solo} in seats 1-3 ({result['deals']} deals)", "",
+             f"| seat 0 | its side's points/deal (sd) | 95% CI | paired vs {solo} in seat 0 (95% CI) |",
+             "|---|---|---|---|"]
+    for r in result["rows"]:
+        a = r["points"]
+        lines.append(f"| {r['agent']} | {a['mean']:.2f} ({a['sd']:.2f}) | [{a['low']:.2f}, {a['high']:.2f}] | "
+                     f"{format_comparison(r['diff_points'], r['diff_points']['p'], 2)} |")
+    return "\n".join(lines)
+
+
+def _upper(matrix):
+    cells = matrix["cells"]
+    return [cells[i][j] for i in range(len(cells)) for j in range(i, len(cells))]
+
+
+def _paired(difference: dict, digits: int = 3) -> str:
+    """A paired difference A - B with its 95% CI and whether A is better (alpha 0.05)."""
+    return f"{signed_ci(difference, digits)} {verdict(difference)}"
+
+
+def _table_euchre(matrix) -> str:
+    lines = ["| team A | team B | games won A-B | A games % (Wilson 95%) | tricks won A-B | total score A-B | "
+             "paired diff points/deal (95% CI) |",
+             "|---|---|---|---|---|---|---|"]
+    for c in _upper(matrix):
+        gm = c.get("games", {})
+        games = f"{gm['a_wins']}-{gm['b_wins']}" if gm else "-"
+        rate = _pct(gm["rate"], gm["low"], gm["high"]) if gm else "-"
+        d = c["diff_points"]
+        lines.append(f"| {c['row']} | {c['col']} | {games} | {rate} | {c['a_tricks_total']:.0f}-{c['b_tricks_total']:.0f} | "
+                     f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {_paired(d, 3)} |")
+    return "\n".join(lines) + "\n\n" + markdown_tables(matrix)
+
+
+def _table_sueca(matrix) -> str:
+    lines = ["| team A | team B | A points/deal (sd) | B points/deal (sd) | paired A-B (95% CI) | rubbers A-B (A %) |",
+             "|---|---|---|---|---|---|"]
+    for c in _upper(matrix):
+        a, b, d = c["a_points_rounds"], c["b_points_rounds"], c["diff_points"]
+        gm = c.get("games")
+        rub = f"{gm['a_wins']}-{gm['b_wins']} ({_pct(gm['rate'], gm['low'], gm['high'])})" if gm else "-"
+        lines.append(f"| {c['row']} | {c['col']} | {a['mean']:.2f} ({a['sd']:.2f}) | {b['mean']:.2f} ({b['sd']:.2f}) | "
+                     f"{_paired(d, 2)} | {rub} |")
+    return "\n".join(lines)
+
+
+def _table_jass(result) -> str:
+    lines = ["| A | B | double rounds | A % of points | per block mean (sd) | paired A-B points/round (95% CI) |",
+             "|---|---|---|---|---|---|"]
+    for c in result["cells"]:
+        pp, d = c["percent_points"], c["diff_points"]
+        blk = pp.get("block_mean_ci")
+        blk_s = f"{blk['mean']:.2f} ({blk['sd']:.2f}) over {blk['n']}" if blk else "-"
+        lines.append(f"| {c['row']} | {c['col']} | {c['deals']} | {pp['overall']:.2f} | {blk_s} | "
+                     f"{_paired(d, 2)} |")
+    return "\n".join(lines)
+
+
+def _table_spades(result) -> str:
+    share = result["fair_share"]
+    lines = [f"| agent (vs 3 x {result['opponent']}) | ATpR (95% CI) | sd | rounds | ATpR - {share} (95% CI), t test | "
+             "study normal p | paired A-B tricks (95% CI) |",
+             "|---|---|---|---|---|---|---|"]
+    for c in result["cells"]:
+        a, d, r = c["a_atpr"], c["diff_points"], c["a_points_rounds"]
+        lines.append(f"| {c['row']} | {format_ci(a, 4)} | {r['sd']:.3f} | {c['rounds']} | "
+                     f"{format_comparison(shifted(a, float(share)), a[f'p_vs_{share}'])} | "
+                     f"{format_p(a['study_normal_p'])} | {_paired(d)} |")
+    lines.append("")
+    lines.append("ATpR CI and t test over deals (each deal played with the agent in all four seats); better / no different / "
+                 f"worse at alpha 0.05. The study's normal figure is 1 - Phi((ATpR - {share}) / 1.5612), shown for "
+                 "comparison only.")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class StudyLayout:
+    """How a study is played and laid out: ``run(game, study, seats, labels, unit, n, seed,
+    workers, progress) -> (result, table)``; ``needs`` and ``takes`` name the optional
+    ``[study]`` keys the layout requires and accepts."""
+
+    run: Callable
+    needs: tuple[str, ...] = ()
+    takes: tuple[str, ...] = ()
+
+
+# the source documents' table layouts (the name is the game of the document)
+LAYOUTS = {
+    "euchre": StudyLayout(_run_matrix(_table_euchre)),
+    "sueca": StudyLayout(_run_matrix(_table_sueca), takes=("solo",)),
+    "jass": StudyLayout(_run_pairs),
+    "spades": StudyLayout(_run_versus, needs=("opponent",)),
+}

@@ -1,0 +1,141 @@
+"""The one trick engine every game plays on.
+
+``play_tricks`` runs the card-play phase of a deal: it asks each active seat's agent for a
+card given only that seat's observation, checks legality, resolves tricks with the game's
+rank tables and keeps ``pub`` (the public state) and the per-deal record up to date.
+Games differ only in their tables, legality kind, phases before play and scoring.
+
+The agents' card choice is the policy hook ``choose_card``: this module does not know the
+agents. ``play_tricks`` is a template (``evolve.games.template``) that ``evolve.engine``
+specialises with the ``choose_card`` of the agent families a batch seats.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from evolve.games.bits import bit, has
+from evolve.games.rules import P_N_TRICKS, legal_cards, suit_of
+from evolve.games.state import (
+    HISTORY,
+    HISTORY_STRIDE,
+    N_ACTIVE,
+    OUT_SEAT,
+    PHASE,
+    SIDE_POINTS,
+    TRICKS_WON,
+)
+from evolve.games.template import policy_hook, template
+from evolve.games.trick import finish_trick, note_play, start_trick
+
+# ``hands`` is all four hands: the layer above passes only ``hands[seat]`` to every agent
+# family except the explicitly perfect-information one (see evolve.agents.dispatch)
+choose_card = policy_hook(
+    "choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card from legal")
+
+class DealRecord(NamedTuple):
+    """Per-deal output arrays of a batch (row i = deal i). Play-by-play arrays have zero
+    rows unless recording was asked for."""
+
+    hands: np.ndarray        # int8 [n, 4, hand]   hands as dealt
+    rest: np.ndarray         # int8 [n, rest]      undealt cards (Euchre: upcard, kitty)
+    dealer: np.ndarray       # int8 [n]
+    mode: np.ndarray         # int8 [n]            trump mode (-1 passed out)
+    first_leader: np.ndarray # int8 [n]
+    tricks: np.ndarray       # int8 [n, 4]
+    points: np.ndarray       # int32 [n, 2]        card points per side (tricks in Spades/Euchre)
+    score: np.ndarray        # int32 [n, 4]        hand score per side (cut-throat: per seat)
+    bags: np.ndarray         # int32 [n, 2]        Spades standard: overtricks per side
+    bids: np.ndarray         # int8 [n, 4]         Spades bids (-1 none)
+    calls: np.ndarray        # int8 [n, 8]         Euchre bidding log / Jass calls
+    maker: np.ndarray        # int8 [n]            Euchre maker / Jass declarer (-1 none)
+    alone: np.ndarray        # int8 [n]
+    discard: np.ndarray      # int8 [n]            Euchre dealer's discard (-1 none)
+    plays: np.ndarray        # int8 [n or 0, n_cards played]
+    leaders: np.ndarray      # int8 [n or 0, tricks]
+    winners: np.ndarray      # int8 [n or 0, tricks]
+
+
+def new_record(n: int, hand: int, n_rest: int, n_tricks: int, record: bool) -> DealRecord:
+    """Allocate a ``DealRecord`` for ``n`` deals."""
+    r = n if record else 0
+    i8 = np.int8
+    return DealRecord(
+        hands=np.zeros((n, 4, hand), i8),
+        rest=np.zeros((n, max(n_rest, 0)), i8),
+        dealer=np.zeros(n, i8),
+        mode=np.zeros(n, i8),
+        first_leader=np.zeros(n, i8),
+        tricks=np.zeros((n, 4), i8),
+        points=np.zeros((n, 2), np.int32),
+        score=np.zeros((n, 4), np.int32),
+        bags=np.zeros((n, 2), np.int32),
+        bids=np.full((n, 4), -1, i8),
+        calls=np.full((n, 8), -1, i8),
+        maker=np.full(n, -1, i8),
+        alone=np.zeros(n, i8),
+        discard=np.full(n, -1, i8),
+        plays=np.full((r, 4 * n_tricks), -1, i8),
+        leaders=np.full((r, n_tricks), -1, i8),
+        winners=np.full((r, n_tricks), -1, i8),
+    )
+
+
+@template(inline="always")
+def play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led):
+    """Ask ``seat`` for its card as the q-th of the trick, check it, apply it; return it."""
+    hand = hands[seat]
+    legal = legal_cards(rules, mode, hand, pub)
+    card = choose_card(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work)
+    if not has(legal, card):
+        raise ValueError("an agent chose an illegal card")
+    hands[seat] = hand & ~bit(card)
+    note_play(rules, mode, pub, seat, card, q, led)
+    return card
+
+
+@template(_nrt=False)
+def play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out_seat):
+    """Play every trick of a deal from ``leader``; ``out_seat`` (or -1) sits out.
+    Everything that happens is kept in ``pub`` (see ``record_play``)."""
+    n_tricks = rules[P_N_TRICKS]
+    n_active = 3 if out_seat >= 0 else 4
+    pub[N_ACTIVE] = n_active
+    pub[OUT_SEAT] = out_seat
+    pub[PHASE] = 2
+    for t in range(n_tricks):
+        start_trick(pub, t, leader)
+        lead = play_card(rules, mode, kinds, params, hands, pub, rngs, work, leader, 0, -1)
+        led = suit_of(rules, mode, lead)
+        seat = leader
+        for q in range(1, n_active):
+            seat = (seat + 1) % 4
+            if seat == out_seat:
+                seat = (seat + 1) % 4
+            play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led)
+        leader = finish_trick(rules, mode, pub, t, n_active)
+
+
+# Inlined (Numba IR) into each game's deal: a call would copy the whole ``DealRecord``
+# (17 array descriptors, ~150 words) onto the stack once per deal.
+@njit(cache=True, _nrt=False, inline="always")
+def record_play(rules, pub, rec, i):
+    """Copy the outcome of the play phase from ``pub`` into row ``i`` of ``rec``."""
+    for s in range(4):
+        rec.tricks[i, s] = pub[TRICKS_WON + s]
+    rec.points[i, 0] = pub[SIDE_POINTS]
+    rec.points[i, 1] = pub[SIDE_POINTS + 1]
+    if rec.plays.shape[0] == 0:
+        return
+    k = 0
+    n_active = pub[N_ACTIVE]
+    for t in range(rules[P_N_TRICKS]):
+        h = HISTORY + t * HISTORY_STRIDE
+        rec.leaders[i, t] = pub[h]
+        rec.winners[i, t] = pub[h + 5]
+        for q in range(n_active):
+            rec.plays[i, k] = pub[h + 1 + q]
+            k += 1

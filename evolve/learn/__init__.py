@@ -1,0 +1,2 @@
+"""Training without evolution (plain numpy): imitation of a teacher, value networks and the
+Euchre bulk bidding tables measured from play."""

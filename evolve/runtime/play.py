@@ -1,0 +1,219 @@
+"""The Python API: ``evolve.play(game, seats, n_deals, seed, **options)``.
+
+Plays many deals at once in the Numba engine and returns per-deal numpy arrays. Usable
+from a notebook::
+
+    import evolve
+    r = evolve.play("spades", "random,random,random,random", n_deals=10_000, seed=1)
+    r.tricks.mean(axis=0)          # ATpR per seat
+    r = evolve.play("euchre", ["random:bidder=simple"] * 4, 1000, seed=2, stick_the_dealer=True)
+    r.game_winner[r.game_winner >= 0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+
+from evolve.agents.dispatch import families_of
+from evolve.agents.registry import AgentSpec, pack_seats, parse_seats
+from evolve.core.errors import UsageError, checked_int
+from evolve.games.bits import seed_key
+from evolve.games.card_play import DealRecord, new_record
+from evolve.games.match import accumulate_games
+from evolve.games.registry import Game, make_game
+from evolve.runtime.batch import play_batch
+from evolve.runtime.lockstep import play_lockstep
+
+CHUNK = 1 << 14
+
+
+@dataclass
+class PlayResult:
+    """Per-deal arrays of a batch of deals (row i = deal i).
+
+    ``hands`` [n, 4, hand] as dealt; ``rest`` the undealt cards (Euchre: upcard first);
+    ``dealer``; ``trump`` (the mode, -1 if passed out); ``tricks`` [n, 4] per seat;
+    ``points`` [n, 2] card points per side (tricks per side in Spades and Euchre);
+    ``score`` [n, sides] hand score; ``game_id``, ``game_score`` [n, sides] (cumulative
+    within the game, after the deal) and ``game_winner`` (side, or -1 if the game goes
+    on). Bidding: ``bids`` (Spades), ``calls`` (Euchre log, Jass calls), ``maker``,
+    ``alone``, ``discard``. With ``record=True`` also ``plays`` (cards in play order),
+    ``leaders`` and ``winners`` per trick.
+    """
+
+    game: Game
+    seats: list[AgentSpec]
+    seed: int
+    hands: np.ndarray
+    rest: np.ndarray
+    dealer: np.ndarray
+    trump: np.ndarray
+    first_leader: np.ndarray
+    tricks: np.ndarray
+    points: np.ndarray
+    score: np.ndarray
+    bags: np.ndarray
+    bids: np.ndarray
+    calls: np.ndarray
+    maker: np.ndarray
+    alone: np.ndarray
+    discard: np.ndarray
+    game_id: np.ndarray
+    game_score: np.ndarray
+    game_winner: np.ndarray
+    plays: np.ndarray | None = None
+    leaders: np.ndarray | None = None
+    winners: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_deals(self) -> int:
+        return int(self.dealer.shape[0])
+
+    @property
+    def passed_out(self) -> np.ndarray:
+        """Deals with no play (Euchre, everyone passed)."""
+        return self.trump < 0
+
+    def side_points(self) -> np.ndarray:
+        """Card points (or tricks) per side, [n, 2]; for cut-throat Spades tricks per seat."""
+        return self.points if self.game.partnership else self.tricks.astype(np.int32)
+
+
+def _decks_from(game: Game, hands, rest, decks, n_deals):
+    info = game.info
+    if decks is not None:
+        decks = np.asarray(decks, dtype=np.int64)
+        if decks.ndim == 1:
+            decks = decks[None, :]
+        if decks.ndim != 2 or decks.shape[1] != info.n_cards:
+            raise UsageError(f"decks must have shape [n, {info.n_cards}] for {info.name}, got {decks.shape}")
+    elif hands is not None:
+        hands = np.asarray(hands, dtype=np.int64)
+        if hands.ndim == 2:
+            hands = hands[None]
+        if hands.ndim != 3 or hands.shape[1:] != (4, info.hand_size):
+            raise UsageError(f"hands must have shape [n, 4, {info.hand_size}] for {info.name}, got {hands.shape}")
+        n = hands.shape[0]
+        flat = hands.reshape(n, -1)
+        if info.n_rest:
+            if rest is None:
+                # undealt cards in ascending order (Euchre: the lowest becomes the upcard)
+                rest = np.array([np.setdiff1d(np.arange(info.n_cards), row) for row in flat])
+            rest = np.asarray(rest, dtype=np.int64).reshape(n, -1)
+            flat = np.concatenate([flat, rest], axis=1)
+        decks = flat
+    else:
+        return None
+    bad = np.sort(decks, axis=1) != np.arange(info.n_cards)
+    if bad.any():
+        row = int(np.nonzero(bad.any(axis=1))[0][0])
+        raise UsageError(f"deal {row} is not a permutation of the {info.n_cards} cards of {info.name}")
+    if n_deals is not None and n_deals != decks.shape[0]:
+        raise UsageError(f"n_deals={n_deals} but {decks.shape[0]} deals were given")
+    return decks
+
+
+def _run_chunk(rules, seats, key, start, n, decks, dealers, shape, record, work_size, lockstep=False):
+    rec = new_record(n, *shape, record)
+    work = np.zeros(max(work_size, 1), np.float64)
+    play = play_lockstep if lockstep else play_batch
+    play(rules, seats[0][None, :], max(n, 1), seats[1], key, start, n, decks, dealers, rec, work)
+    return rec
+
+
+def play(
+    game: str | Game,
+    seats: str | Sequence[str | AgentSpec],
+    n_deals: int | None = None,
+    seed: int = 0,
+    *,
+    hands=None,
+    rest=None,
+    decks=None,
+    dealer: int | Sequence[int] = 0,
+    start: int = 0,
+    record: bool = False,
+    workers: int = 1,
+    lockstep: bool = False,
+    **options: Any,
+) -> PlayResult:
+    """Play ``n_deals`` deals of ``game`` with four seats and return per-deal arrays.
+
+    - ``seats``: four seat strings (``"random"``, ``"random:bidder=simple"``) or one for all.
+    - ``seed``: deal ``i`` is reproducible from ``(seed, start + i)`` alone.
+    - ``hands`` [n, 4, hand] (with optional ``rest``) or ``decks`` [n, n_cards]: play given
+      deals instead of shuffled ones (rotating hands, paired deals).
+    - ``dealer``: dealer of the first deal (it then rotates), or one dealer per deal.
+    - ``workers``: processes (joblib); results do not depend on it.
+    - ``lockstep``: play many deals at once and batch the network seats' decisions
+      (``evolve.runtime.lockstep``): faster with network seats, the very same results.
+    - ``options``: game options, e.g. ``partnership=True`` or ``setup="fixed_spades"``.
+    """
+    g = make_game(game, **options)
+    specs = parse_seats(seats, g)
+    given = _decks_from(g, hands, rest, decks, n_deals)
+    if given is not None:
+        n_deals = given.shape[0]
+    if n_deals is None or int(n_deals) < 0:
+        raise UsageError("n_deals must be a non-negative integer (or give hands/decks)")
+    n_deals = int(n_deals)
+    if np.ndim(dealer) == 0:
+        d0 = int(dealer)
+        if not 0 <= d0 < 4:
+            raise UsageError(f"dealer={dealer} is invalid; expected a seat 0..3")
+        dealers = (d0 + start + np.arange(n_deals)) % 4
+    else:
+        dealers = np.asarray(dealer, dtype=np.int64)
+        if dealers.shape != (n_deals,) or ((dealers < 0) | (dealers > 3)).any():
+            raise UsageError(f"dealer must be a seat 0..3 or {n_deals} seats")
+    dealers = dealers.astype(np.int64)
+    checked_int(seed, "seed", 0)
+    if int(start) < 0:
+        raise UsageError(f"start={start!r} is invalid; expected a non-negative integer")
+    key = seed_key(seed)
+    packed = pack_seats(specs)
+    info = g.info
+    shape = (info.hand_size, info.n_rest, info.n_tricks)
+    empty = np.zeros((0, info.n_cards), np.int64)
+    bounds = [(a, min(a + CHUNK, n_deals)) for a in range(0, n_deals, CHUNK)] or [(0, 0)]
+    jobs = [
+        (g.rules, packed, key, start + a, b - a, given[a:b] if given is not None else empty, dealers[a:b], shape, record,
+         max(s.work_size for s in specs), bool(lockstep) and "network" in families_of([s.play_kind for s in specs]))
+        for a, b in bounds
+    ]
+    if workers > 1 and len(jobs) > 1:
+        from joblib import Parallel, delayed
+
+        recs = Parallel(n_jobs=workers)(delayed(_run_chunk)(*job) for job in jobs)
+    else:
+        recs = [_run_chunk(*job) for job in jobs]
+    rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
+    n_sides = g.n_sides
+    score = rec.score[:, :n_sides]
+    game_id, game_score, winner = accumulate_games(score, rec.bags, n_sides, g.target, g.bag_limit)
+    return PlayResult(
+        game=g, seats=specs, seed=seed, hands=rec.hands, rest=rec.rest, dealer=rec.dealer,
+        trump=rec.mode, first_leader=rec.first_leader, tricks=rec.tricks, points=rec.points,
+        score=score, bags=rec.bags, bids=rec.bids, calls=rec.calls, maker=rec.maker,
+        alone=rec.alone, discard=rec.discard, game_id=game_id, game_score=game_score,
+        game_winner=winner,
+        plays=rec.plays if record else None, leaders=rec.leaders if record else None,
+        winners=rec.winners if record else None,
+    )
+
+
+def played_options(game: str | Game) -> dict[str, Any]:
+    """The option values ``game`` is played with, as reports and champion files record
+    them: ``target`` is the effective game target in points (0: no games), not Spades'
+    option value -1, which means "500 with standard bidding, else none"."""
+    g = make_game(game)
+    return {**g.options, "target": g.target}
+
+
+def options_text(options: dict[str, Any]) -> str:
+    """``key=value, ...`` for a report header; a target of 0 reads ``target=none``."""
+    return ", ".join(f"{k}={'none' if k == 'target' and v == 0 else v}" for k, v in options.items())

@@ -1,0 +1,1 @@
+"""The table server behind ``python -m evolve.serve``: the JSON API and the browser page."""
