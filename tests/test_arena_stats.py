@@ -12,7 +12,9 @@ import pytest
 
 from evolve.arena import main as arena_main
 from evolve.core.cli import run
-from evolve.core.stats import mean_ci, one_sample_t, paired_difference, study_normal_p, t_quantile, wilson
+from evolve.core.stats import mean_ci, one_sample_t, paired_difference, t_quantile, wilson
+from evolve.evaluate.figures import fair_share, fair_share_test, study_normal_p
+from evolve.games.registry import make_game
 
 
 def test_t_quantiles_match_tables():
@@ -45,9 +47,14 @@ def test_one_sample_and_paired_tests():
     assert ci.mean == 1 and test.p_value == 0.0
 
 
-def test_study_normal_figure():
-    assert study_normal_p(3.25) == pytest.approx(0.5)
-    assert study_normal_p(3.25 + 1.5612) == pytest.approx(1 - 0.8413, abs=1e-3)
+def test_fair_share_and_the_study_normal_figure():
+    spades = make_game("spades")
+    assert fair_share(spades) == 3.25 and fair_share(make_game("spades", partnership=True)) is None
+    assert study_normal_p(spades, 3.25) == pytest.approx(0.5)
+    assert study_normal_p(spades, 3.25 + 1.5612) == pytest.approx(1 - 0.8413, abs=1e-3)
+    assert fair_share_test(make_game("jass"), np.ones(10)) is None
+    test = fair_share_test(spades, np.array([3.0, 4.0, 5.0, 4.0]))
+    assert test["difference"]["mean"] == pytest.approx(0.75) and test["verdict"] == "no different"
 
 
 def test_arena_json_has_every_figure(capsys):

@@ -13,7 +13,8 @@ import pytest
 from evolve.agents.registry import AGENTS, PERFECT_NOTE
 from evolve.arena import main as arena_main
 from evolve.core.cli import run
-from evolve.evaluate.matrix import head_to_head, make_decks, seatings
+from evolve.evaluate.matrix import head_to_head, seatings
+from evolve.evaluate.paired import make_decks
 from evolve.games.registry import make_game
 from evolve.runtime.play import play
 from evolve.studies import main as studies_main

@@ -29,7 +29,6 @@ import numpy as np
 from evolve.agents.registry import parse_seat
 from evolve.core.errors import UsageError, checked_int
 from evolve.core.stats import (
-    SPADES_FAIR_ATPR,
     format_comparison,
     mean_ci,
     p_clause,
@@ -238,6 +237,7 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
         out["a_atpr"][f"t_vs_{share}"] = test["t"]
         out["a_atpr"][f"p_vs_{share}"] = test["p"]
         out["a_atpr"]["study_normal_p"] = test["study_normal_p"]
+        out["fair_share"] = test["fair_share"]
         out["a_atpr"]["note"] = "CI and t test over deals (each the mean of the 4 rotations); n rounds = 4 x deals"
     if g.partnership:
         total = a_pts + b_pts
@@ -518,8 +518,9 @@ def render_pair(cell: dict) -> str:
         f" (t {cell['diff_points']['t']:.3f})",
         f"  A ATpR          {_fmt_ci(cell['a_atpr']['mean'], cell['a_atpr']['low'], cell['a_atpr']['high'], 4)}",
     ]
-    if "study_normal_p" in cell["a_atpr"]:
-        lines[-1] += (f"  vs 3.25: {format_comparison(shifted(cell['a_atpr'], SPADES_FAIR_ATPR), cell['a_atpr']['p_vs_3.25'], 4)}"
+    if "fair_share" in cell:
+        share = cell["fair_share"]
+        lines[-1] += (f"  vs {share:g}: {format_comparison(shifted(cell['a_atpr'], share), cell['a_atpr'][f'p_vs_{share:g}'], 4)}"
                       f"; study normal {p_clause(cell['a_atpr']['study_normal_p'])}")
     if "percent_points" in cell:
         pp = cell["percent_points"]
