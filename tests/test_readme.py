@@ -1,7 +1,7 @@
-"""README.md stays true: every ```python block runs, and every ``python -m evolve.X ...``
-command of the ```bash blocks is accepted by its CLI.
+"""README.md and the manual (docs/*.md) stay true: every ```python block runs, and every
+``python -m evolve.X ...`` command of the ```bash blocks is accepted by its CLI.
 
-The README is read when the tests are collected, so blocks added later are checked too.
+The pages are read when the tests are collected, so blocks added later are checked too.
 Python blocks run as written in a fresh interpreter from the repository root. Commands:
 the arena runs for real on a few deals (matrix: two games per pairing, written to a
 temporary folder); the others, which run for minutes, are parsed by their own argument
@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
 SHELL = {"bash", "sh", "shell", "console"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
@@ -30,9 +30,15 @@ ARENA_DEALS = 200       # deals for an arena command run from the README
 MATRIX_GAMES = 2        # games (or deals) per pairing for a matrix command
 
 
+def doc_blocks(language: set[str]) -> list[tuple[str, str]]:
+    """``(page, body)`` of every fenced code block in ``language`` of the README and the docs."""
+    return [(page.relative_to(ROOT).as_posix(), body) for page in PAGES
+            for lang, body in FENCE.findall(page.read_text()) if lang in language]
+
+
 def readme_blocks(language: set[str]) -> list[str]:
-    """The bodies of the README's fenced code blocks in ``language``."""
-    return [body for lang, body in FENCE.findall(README.read_text()) if lang in language]
+    """The bodies of the fenced code blocks in ``language`` of the README and the docs."""
+    return [body for _, body in doc_blocks(language)]
 
 
 def evolve_commands() -> list[list[str]]:
@@ -56,24 +62,33 @@ def evolve_commands() -> list[list[str]]:
     return commands
 
 
-PYTHON_BLOCKS = readme_blocks({"python"})
+PYTHON = doc_blocks({"python"})
+PYTHON_BLOCKS = [body for _, body in PYTHON]
 COMMANDS = evolve_commands()
 
 
-def test_the_readme_has_blocks_to_check():
+def test_the_pages_have_blocks_to_check():
     """The extraction itself works: an empty list here would make the tests below vacuous."""
-    assert len(PYTHON_BLOCKS) >= 1
+    assert len(PAGES) >= 8 and len(PYTHON_BLOCKS) >= 5
     modules = {c[0] for c in COMMANDS}
-    assert {"evolve.run", "evolve.arena", "evolve.plot", "evolve.bench", "evolve.studies"} <= modules, modules
+    assert {"evolve.run", "evolve.arena", "evolve.plot", "evolve.bench", "evolve.studies", "evolve.serve",
+            "evolve.human", "evolve.tables", "evolve.value"} <= modules, modules
     assert any(c[:2] == ["evolve.arena", "matrix"] for c in COMMANDS)
 
 
-@pytest.mark.parametrize("index", range(len(PYTHON_BLOCKS)), ids=[f"python{i + 1}" for i in range(len(PYTHON_BLOCKS))])
+def test_links_between_pages_resolve():
+    for page in PAGES:
+        for target in re.findall(r"\]\(([^)#:]+\.md)\)", page.read_text()):
+            assert (page.parent / target).is_file(), f"{page.name} links to a missing page {target}"
+
+
+@pytest.mark.parametrize("index", range(len(PYTHON)),
+                         ids=[f"{page}:python{i + 1}" for i, (page, _) in enumerate(PYTHON)])
 def test_python_block_runs(index):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run([sys.executable, "-c", PYTHON_BLOCKS[index]], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=300)
-    assert proc.returncode == 0, f"README python block {index + 1} failed:\n{PYTHON_BLOCKS[index]}\n{proc.stderr}"
+    assert proc.returncode == 0, f"{PYTHON[index][0]}: python block failed:\n{PYTHON_BLOCKS[index]}\n{proc.stderr}"
 
 
 class Parsed(Exception):

@@ -99,7 +99,7 @@ def test_bad_actions_never_break_the_table(client):
 
 
 def readme_bot() -> str:
-    """The README's remote bot (its python block that answers with ``bot.act``)."""
+    """The remote bot of docs/playing.md (its python block that answers with ``bot.act``)."""
     from test_readme import readme_blocks  # tests/ is on sys.path (rootdir-relative imports)
 
     return next(b for b in readme_blocks({"python"}) if "bot.act(" in b)

@@ -1,26 +1,37 @@
-"""Numba dispatch from an agent *kind* plus a parameter vector to a card.
+"""The Numba dispatch the engine is bound to: from a seat's agent *kinds* plus parameter
+vectors to a card (``choose_card``) and to each bid or trump call (``choose_spades_bid``,
+``choose_euchre_*``, ``choose_jass_mode``; ``BIDDING_HOOKS``).
 
 An agent at the table is plain data: an integer kind for card play, an integer kind for
 bids and trump calls, and a float parameter vector for each (packed for the four seats
-into ``seat_ints`` and ``seat_params``). The engine calls ``choose_card`` inside its Numba
-loop; every family is handed only the deciding seat's observation ``(seat, own hand,
-legal cards, pub)``, except the ``perfect`` family (the perfect-information upper bounds
-``perfect_mc`` and ``perfect_dmcts``), which alone receives all four hands through its
-own hook ``play_perfect``. Bids and trump calls are in ``evolve.agents.bidding``.
+into ``seat_ints`` and ``seat_params``; layout in ``evolve.agents.kinds``). Every family is
+handed only the deciding seat's observation ``(seat, own hand, legal cards, pub)``, except
+the ``perfect`` family (the perfect-information upper bounds ``perfect_mc`` and
+``perfect_dmcts``), which alone receives all four hands through its own hook
+``play_perfect``.
 
 Card-play kinds form *families* (``FAMILIES``), each a range of kinds served by one
-function of its own module. ``choose_card`` is a template (``evolve.games.template``):
-``evolve.engine`` compiles it with only the families that a batch seats bound to their
-functions, and the others to ``absent_family``, so an engine for random play never
-compiles a network or a search.
+function of its own package. ``choose_card`` is a template (``evolve.games.template``):
+``evolve.runtime.batch`` compiles it with only the families that a batch seats bound to
+their functions, and the others to ``absent_family``, so an engine for random play never
+compiles a network or a search. Every engine compiles all the bidders of its game, so a
+heavy bidder (a search) sits behind a callback (``evolve.agents.callback_slot``).
 
-Adding a card-play agent:
+The bidding hooks' signatures are the contract with the games' deal kernels::
 
-- a new kind of an existing family: handle it in the family's function (``network_card``,
-  ``rule_card``, ``search_card``) and register it in ``evolve.agents.registry``;
-- a new family: give it a range of kinds in ``evolve.agents.kinds``, a hook ``play_<family>`` called by a new
-  branch of ``choose_card`` with its function's signature, and a ``Family`` entry in
-  ``FAMILIES``. Nothing changes in ``evolve.games`` or ``evolve.engine``.
+    choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, max_bid) -> 0..max_bid
+    choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs) -> bool (order up)
+    choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call) -> suit, or EUCHRE_PASS
+    choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump) -> bool
+    choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump) -> card of hand
+    choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push) -> 0..5, or JASS_PUSH
+
+Bidder kinds: 0 random, 1 simple, 2..6 the Euchre table bidders
+(``evolve.agents.bidding.euchre_tables``), 20 the Jass trump-choice table and 30 the
+Spades bid predictor (``evolve.agents.bidding.tables``; with their default numbers they
+are also the simple bidder of Jass and Spades), 40 the search bidder
+(``evolve.agents.bidding.search``). A kind a function does not handle falls through to the
+simple bidder. How to add an agent or a bidder: ``docs/extending.md``.
 """
 
 from __future__ import annotations
@@ -50,7 +61,7 @@ from evolve.agents.bidding.tables import (
     jass_table_mode,
     spades_table_bid,
 )
-from evolve.agents.kinds import (  # noqa: F401
+from evolve.agents.kinds import (
     BID_HI,
     BID_KIND,
     BID_LO,
@@ -70,8 +81,6 @@ from evolve.agents.search.card_search import perfect_card, search_card
 from evolve.games.bits import below, kernel, random_card
 from evolve.games.state import DEALER, UPCARD
 from evolve.games.template import Bound, policy_hook, template
-
-assert (BID_KIND, BID_LO, BID_HI) == (4, 16, 20)
 
 
 @dataclass(frozen=True)
