@@ -45,7 +45,8 @@ def listing() -> str:
     from evolve.agents.registry import AGENTS
     from evolve.games.registry import GAMES
 
-    lines = ["agents (seat strings: name or name:key=value,key=value; every agent also takes the bidder options below)", ""]
+    lines = ["agents (seat strings: name or name:key=value,key=value; every agent also takes the bidder options "
+             "below)", ""]
     for name, agent in AGENTS.items():
         games = "" if set(GAMES) <= set(agent.games) else f"  [{', '.join(agent.games)} only]"
         lines.append(f"  {name}: {agent.describe}{games}")
@@ -88,7 +89,8 @@ def matrix_main(argv: list[str] | None = None) -> int:
     p = Parser(prog="python -m evolve.arena matrix",
                description="Every pairing of agents on paired deals with the seats exchanged.")
     p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
-    p.add_argument("--agents", required=True, help="comma-separated agents, e.g. random,low,high,mc:shuffles=50,playouts=2")
+    p.add_argument("--agents", required=True, help="comma-separated agents, e.g. "
+                                                   "random,low,high,mc:shuffles=50,playouts=2")
     p.add_argument("--games", type=int, default=1000,
                    help="games to the target per pairing where the game has a target, else deals (default 1000)")
     p.add_argument("--seed", type=int, default=0)
@@ -177,7 +179,15 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"--deals {args.deals} is invalid; expected a positive integer")
     if args.workers <= 0:
         raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
-    result = play(args.game, args.seats, args.deals, args.seed, dealer=args.dealer, workers=args.workers, **parse_options(args.option))
+    result = play(
+        args.game,
+        args.seats,
+        args.deals,
+        args.seed,
+        dealer=args.dealer,
+        workers=args.workers,
+        **parse_options(args.option),
+    )
     summary = summarize(result)
     print(json.dumps(summary) if args.json else render(summary))
     return 0

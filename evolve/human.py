@@ -103,7 +103,8 @@ class Terminal:
         if v["maker"] >= 0:
             head.append(f"maker {self.who(v['maker'])}" + (" (alone)" if v["out_seat"] >= 0 else ""))
         self.say(" | ".join(head))
-        self.say(f"{t.protocol.counts.capitalize()} this deal: {self.sides(v['score'])} | game: {self.sides(v['game_score'])}")
+        self.say(f"{t.protocol.counts.capitalize()} this deal: {self.sides(v['score'])} | game: "
+                 f"{self.sides(v['game_score'])}")
         if v["trick"]:
             self.say("Trick: " + ", ".join(f"{self.who(s)} {self.card(c)}" for s, c in v["trick"]))
         self.say(f"Your hand (seat {seat}): " + " ".join(self.card(c) for c in v["hand"]))

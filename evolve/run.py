@@ -28,12 +28,15 @@ from evolve.core.errors import UsageError
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m evolve.run``."""
-    p = Parser(prog="python -m evolve.run", description="Evolve agents as an experiment file says, then benchmark the champion.")
+    p = Parser(prog="python -m evolve.run", description="Evolve agents as an experiment file says, then benchmark the "
+                                                        "champion.")
     p.add_argument("config", help="experiment TOML file, e.g. experiments/spades_cardbased.toml")
     p.add_argument("--resume", action="store_true", help="continue a run from its checkpoint; with --generations or a "
                    "config whose generations/patience/max_generations changed, extend a finished run")
     p.add_argument("--overwrite", action="store_true", help="start anew in a run folder that holds a run (deletes it)")
-    p.add_argument("--generations", type=int, help="run exactly this many generations (overrides generations, patience stop)")
+    p.add_argument(
+        "--generations", type=int, help="run exactly this many generations (overrides generations, patience stop)"
+    )
     p.add_argument("--seed", type=int, help="override experiment.seed")
     p.add_argument("--workers", type=int, help="override parallel.workers (results do not depend on it)")
     p.add_argument("--out", help="run folder (default populations/<experiment>; plots go to <out>/plots)")
@@ -92,8 +95,16 @@ def main(argv: list[str] | None = None) -> int:
         print(render(rows, evo.game))
         if state.founders is not None and not np.array_equal(evo.natural(state.founders[:1])[0], champion.genome):
             founder = evo.member_specs(state.founders[:1])[0]
-            extra = against_founder(spec, founder, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 2,
-                                    evo.workers, cfg.evolution["evaluation"] == "lockstep")
+            extra = against_founder(
+                spec,
+                founder,
+                evo.game,
+                cfg.benchmark["opponents"],
+                deals,
+                cfg.experiment["seed"] + 2,
+                evo.workers,
+                cfg.evolution["evaluation"] == "lockstep",
+            )
             (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")
             print(f"\nwhat evolution added: champion vs its warm-start founder, {deals} paired deals each:")
             print(render_against_founder(extra, evo.game))

@@ -24,7 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             probe.bind((a.host, a.port))
         except OSError as err:
-            raise UsageError(f"cannot listen on {a.host}:{a.port}: {err.strerror or err}; choose another --port") from None
+            raise UsageError(f"cannot listen on {a.host}:{a.port}: {err.strerror or err}; choose another "
+                             f"--port") from None
     app = create_app(a.populations)
     print(f"evolve.serve: the table is at http://{a.host}:{a.port}/ (Ctrl-C stops)", flush=True)
     try:

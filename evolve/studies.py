@@ -17,7 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m evolve.studies``."""
     p = Parser(prog="python -m evolve.studies", description="Rerun a study setup and print its table.")
     p.add_argument("config", help="experiments/studies/<file>.toml")
-    p.add_argument("--quick", action="store_true", help="scale the games/deals down (by the config's 'quick', default 100)")
+    p.add_argument("--quick", action="store_true", help="scale the games/deals down (by the config's 'quick', default "
+                                                        "100)")
     p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--champion", action="append", default=[], metavar="PATH", help="add champion:PATH (repeatable)")

@@ -23,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("game", help="euchre (the only game with bidding tables)")
     p.add_argument("--play", default="cardcounting", help="card-play agent of all four seats (a seat string)")
     p.add_argument("--bidder", default="explore", help="bidder of all four seats during the measurement "
-                   "(default explore: random with probability --epsilon, else the linear bidder on the Euchre bidding article's table)")
+                   "(default explore: random with probability --epsilon, else the linear bidder on the Euchre bidding "
+                   "article's table)")
     p.add_argument("--epsilon", type=float, default=0.5, help="explore bidder: probability of a random bid (0.5)")
     p.add_argument("--deals", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=0)

@@ -57,7 +57,9 @@ def test_engine_json_smoke():
 def test_networks_table_in_process(capsys):
     # Spades hand-based: no target line, and the kernels are those of the card-based call
     # below (each game's lockstep kernel is a compilation of its own)
-    assert bench.main(["networks", "--games", "spades", "--encodings", "hand", "--seconds", "0.05", "--repeats", "1"]) == 0
+    assert (
+        bench.main(["networks", "--games", "spades", "--encodings", "hand", "--seconds", "0.05", "--repeats", "1"]) == 0
+    )
     out = capsys.readouterr().out
     assert "spades" in out and "hand" in out and "rounds/s" in out and "lockstep" in out and "target" not in out
     assert bench.main(["networks", "--games", "spades", "--encodings", "card", "--seconds", "0.05", "--repeats", "1",
@@ -123,7 +125,9 @@ def test_bad_subcommand_cli():
 def test_decisions_latency_in_process(capsys):
     from evolve.bench.decisions import bench_decisions, format_decisions
 
-    res = bench_decisions(n=6, agents=(("rule-based", "jass_rule_based", "jass", {}), ("random", "random", "sueca", {})))
+    res = bench_decisions(
+        n=6, agents=(("rule-based", "jass_rule_based", "jass", {}), ("random", "random", "sueca", {}))
+    )
     for row in res.values():
         assert row["decisions"] == 6 and 0 < row["act_us"]["median"] <= row["act_us"]["p90"]
         assert row["from_json_us"]["median"] > 0

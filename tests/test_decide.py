@@ -20,23 +20,60 @@ from evolve.games.observation import Observation, observations
 CASES = [
     # game, options, seats (one card-play family per table besides random)
     ("jass", {}, ["jass_rule_based:bidder=graf", "random", "champion:populations/jass_trump", "random:bidder=simple"]),
-    ("jass", {"multipliers": True}, ["champion:populations/jass_markov", "random:bidder=search,bid_iterations=16",
-                                     "highlow", "random"]),
-    ("euchre", {"stick_the_dealer": True, "discard_upcard": False},
-     ["highlow:bidder=simple", "random:bidder=linear", "champion:populations/euchre_markov",
-      "champion:populations/euchre_bidding"]),
-    ("euchre", {}, ["ismcts:iterations=20,bidder=search,bid_iterations=16", "random", "mc:shuffles=3,playouts=1",
-                    "random:bidder=simple,order=150,alone=300"]),
-    ("spades", {"partnership": True, "bidding": "standard"},
-     ["cardcounting:bidder=simple", "champion:populations/spades_bidding", "random:bidder=search,bid_iterations=16",
-      "markov:bidder=simple"]),
-    ("spades", {}, ["champion:populations/spades_cardbased_strong", "random", "champion:populations/spades_cardbased_strong",
-                    "random"]),
+    (
+        "jass",
+        {"multipliers": True},
+        ["champion:populations/jass_markov", "random:bidder=search,bid_iterations=16", "highlow", "random"],
+    ),
+    (
+        "euchre",
+        {"stick_the_dealer": True, "discard_upcard": False},
+        [
+            "highlow:bidder=simple",
+            "random:bidder=linear",
+            "champion:populations/euchre_markov",
+            "champion:populations/euchre_bidding",
+        ],
+    ),
+    (
+        "euchre",
+        {},
+        [
+            "ismcts:iterations=20,bidder=search,bid_iterations=16",
+            "random",
+            "mc:shuffles=3,playouts=1",
+            "random:bidder=simple,order=150,alone=300",
+        ],
+    ),
+    (
+        "spades",
+        {"partnership": True, "bidding": "standard"},
+        [
+            "cardcounting:bidder=simple",
+            "champion:populations/spades_bidding",
+            "random:bidder=search,bid_iterations=16",
+            "markov:bidder=simple",
+        ],
+    ),
+    (
+        "spades",
+        {},
+        [
+            "champion:populations/spades_cardbased_strong",
+            "random",
+            "champion:populations/spades_cardbased_strong",
+            "random",
+        ],
+    ),
     ("sueca", {}, ["obligated_trump", "champion:populations/sueca_markov", "always_high", "random"]),
     ("sueca", {"trump_card": "first"}, ["dmcts:iterations=20", "random"]),
     ("euchre", {"setup": "fixed_spades"}, ["random", "highlow"]),
     ("spades", {"bidding": "exact", "break_spades": True}, ["random:bidder=simple", "random"]),
-    ("spades", {"partnership": True, "bidding": "standard", "never_broken": True}, ["random", "cardcounting:bidder=simple"]),
+    (
+        "spades",
+        {"partnership": True, "bidding": "standard", "never_broken": True},
+        ["random", "cardcounting:bidder=simple"],
+    ),
 ]
 
 
@@ -59,8 +96,12 @@ def test_replay_matches_engine(game, options, seats):
             count += 1
             if count % 7 == 0:      # the JSON round trip gives the same observation
                 assert Observation.from_dict(json.loads(json.dumps(obs.to_dict()))) == obs
-    expected = {"jass": {"trump", "card"}, "euchre": {"order", "alone", "card"} if not options.get("setup") else {"card"},
-                "spades": {"bid", "card"} if options else {"card"}, "sueca": {"card"}}[game]
+    expected = {
+        "jass": {"trump", "card"},
+        "euchre": {"order", "alone", "card"} if not options.get("setup") else {"card"},
+        "spades": {"bid", "card"} if options else {"card"},
+        "sueca": {"card"},
+    }[game]
     assert expected <= decisions
     if game == "euchre" and not options:
         assert "discard" in decisions
@@ -157,8 +198,12 @@ def _registered_cases():
 
     options = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": {}, "sueca": {}, "jass": {}}
     cases = [(g, name, options[g]) for name, a in AGENTS.items() for g in a.games]
-    cases += [(g, f"random:bidder={b}", options[g]) for b in BIDDERS for g in BIDDER_GAMES.get(b, ("spades", "euchre", "jass"))
-              if b not in ("random", "simple")]
+    cases += [
+        (g, f"random:bidder={b}", options[g])
+        for b in BIDDERS
+        for g in BIDDER_GAMES.get(b, ("spades", "euchre", "jass"))
+        if b not in ("random", "simple")
+    ]
     return cases
 
 

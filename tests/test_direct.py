@@ -21,7 +21,9 @@ HIGHLOW = [1.0, 0.0, -0.25, 0.0, 0.0, 0.5]
 
 def _direct_spec(game, weights, seed=None):
     arch = Architecture.for_game(game, "card", (16, 16), True, direct=True)
-    genome = np.zeros(arch.genome_size) if seed is None else np.random.default_rng(seed).uniform(-1, 1, arch.genome_size)
+    genome = (
+        np.zeros(arch.genome_size) if seed is None else np.random.default_rng(seed).uniform(-1, 1, arch.genome_size)
+    )
     genome[-DIRECT_FEATURES:] = weights
     return NetworkAgent(arch, "simple").specs(genome[None])[0]
 
@@ -78,7 +80,9 @@ def test_direct_architecture_round_trips_and_plain_networks_pack_as_before(tmp_p
     p1, p2 = padded(16), padded(16)
     words = 156 * p1 + p1 + 16 * p2 + p2 + 52 * p2 + 52     # every 4-byte weight of the plain network
     assert np.array_equal(a[8:].view(np.uint32)[:words], b[8:].view(np.uint32)[:words])
-    assert np.array_equal(a[8:].view(np.float32)[words:words + DIRECT_FEATURES], genome[-DIRECT_FEATURES:].astype(np.float32))
+    assert np.array_equal(
+        a[8:].view(np.float32)[words : words + DIRECT_FEATURES], genome[-DIRECT_FEATURES:].astype(np.float32)
+    )
     save_champion(tmp_path, Champion(NetworkAgent(arch), genome, {"game": "spades"}))
     back = load_champion(tmp_path / "champion.npz")
     assert back.agent.arch.direct and np.array_equal(back.genome, genome)

@@ -80,8 +80,23 @@ def test_es_run_is_reproducible_resumable_and_worker_independent(tmp_path):
     assert [r["gen"] for r in log_a if "validation" in r] == [0, 2, 4]
     assert set(state.strategy) >= {"es_centroid", "es_m", "es_v", "es_scalars"}
     for w in (1, 2):
-        res = subprocess.run([sys.executable, "-m", "evolve.run", str(ES), "--out", str(tmp_path / f"w{w}"), "--workers",
-                              str(w), "--no-progress", "--no-benchmark"], capture_output=True, text=True, timeout=600)
+        res = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evolve.run",
+                str(ES),
+                "--out",
+                str(tmp_path / f"w{w}"),
+                "--workers",
+                str(w),
+                "--no-progress",
+                "--no-benchmark",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert res.returncode == 0, res.stderr
     assert (tmp_path / "w1" / "champion.npz").read_bytes() == (tmp_path / "w2" / "champion.npz").read_bytes()
     assert strip(json.loads((tmp_path / "w2" / "logbook.json").read_text())) == strip(log_a)

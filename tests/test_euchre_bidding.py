@@ -183,7 +183,7 @@ def test_tables_tool_writes_consistent_files(tmp_path):
 
 
 @pytest.mark.parametrize("args,needle", [
-    (["spades"], "only euchre"),
+    (["spades"], "games with them: euchre"),
     (["euchre", "--deals", "0"], "--deals"),
     (["euchre", "--epsilon", "2"], "--epsilon"),
     (["euchre", "--bidder", "nope"], "--bidder"),

@@ -37,7 +37,8 @@ EXPECTED = {
     "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
     "bad_encoding.toml": "network.encoding: got 'pixels'; expected card or hand",
     "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
-    "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, fixed_spades",
+    "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, "
+                            "fixed_spades",
     "unknown_section.toml": "extras: unknown section; valid sections:",
     "not_toml.toml": "invalid TOML",
     "mutation_out_of_range.toml": "evolution.mutation_start: got 1.5; expected a number in [0, 1]",
@@ -251,8 +252,21 @@ def test_run_prints_benchmark_and_champion_plays_in_the_arena(tmp_path):
     res = run_cli(TINY, "--out", tmp_path / "b", "--generations", "2", "--no-progress")
     assert res.returncode == 0, res.stderr
     assert "champion vs baselines" in res.stdout and "random" in res.stdout
-    arena = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "spades", "--deals", "200", "--seats",
-                            f"champion:{tmp_path / 'b' / 'champion.npz'},random,random,random"], capture_output=True, text=True)
+    arena = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evolve.arena",
+            "--game",
+            "spades",
+            "--deals",
+            "200",
+            "--seats",
+            f"champion:{tmp_path / 'b' / 'champion.npz'},random,random,random",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert arena.returncode == 0, arena.stderr
     bad = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "euchre", "--deals", "10", "--seats",
                           f"champion:{tmp_path / 'b' / 'champion.npz'}"], capture_output=True, text=True)

@@ -22,7 +22,8 @@ from evolve.learn.imitation import collect, teacher_seats, train
 TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 
 
-@pytest.mark.parametrize("game_name,encoding", [("spades", "card"), ("euchre", "hand"), ("jass", "card"), ("sueca", "hand")])
+@pytest.mark.parametrize("game_name,encoding",
+                         [("spades", "card"), ("euchre", "hand"), ("jass", "card"), ("sueca", "hand")])
 def test_demonstrations_are_the_teachers_legal_choices(game_name, encoding):
     g = make_game(game_name)
     arch = Architecture.for_game(g, encoding, (8, 8))

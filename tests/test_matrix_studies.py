@@ -81,8 +81,27 @@ def test_games_to_target_counting():
 
 def test_matrix_cli_writes_all_outputs(tmp_path, capsys):
     agents = ["random", "low", "highlow"]
-    assert run(arena_main, ["matrix", "--game", "euchre", "--option", "setup=fixed_spades", "--agents", ",".join(agents),
-                            "--games", "21", "--seed", "3", "--out", str(tmp_path)]) == 0
+    assert (
+        run(
+            arena_main,
+            [
+                "matrix",
+                "--game",
+                "euchre",
+                "--option",
+                "setup=fixed_spades",
+                "--agents",
+                ",".join(agents),
+                "--games",
+                "21",
+                "--seed",
+                "3",
+                "--out",
+                str(tmp_path),
+            ],
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "| row \\ column | random | low | highlow |" in text and "games won by row %" in text
     for ext in ("md", "csv", "json", "png"):
@@ -124,9 +143,13 @@ def test_flat_arena_cli_still_works(capsys):
 def test_euchre_study_quick(capsys, tmp_path):
     cfg = tmp_path / "e.toml"
     text = (STUDIES / "euchre_cooperative.toml").read_text()
-    cfg.write_text(text.replace('agents = ["random", "low", "high", "highlow", "coophighlow", "cardcounting", '
-                                '"markov", "markov2", "hybrid", "hybrid2"]', 'agents = ["random", "highlow", "coophighlow"]')
-                   .replace("quick = 100", "quick = 500"))
+    cfg.write_text(
+        text.replace(
+            'agents = ["random", "low", "high", "highlow", "coophighlow", "cardcounting", '
+            '"markov", "markov2", "hybrid", "hybrid2"]',
+            'agents = ["random", "highlow", "coophighlow"]',
+        ).replace("quick = 100", "quick = 500")
+    )
     assert run(studies_main, [str(cfg), "--quick", "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "games won A-B" in out and "tricks won A-B" in out and "total score A-B" in out
@@ -164,13 +187,18 @@ def test_search_studies_run_when_registered(capsys, tmp_path):
      "unknown key 'study.colour'; valid keys:"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames="many"\n',
      "key 'study.games': expected a positive integer"),
-    ('[study]\nname="x"\nlayout="poker"\ngame="euchre"\nagents=["random"]\ngames=5\n', "key 'study.layout': expected one of"),
+    ('[study]\nname="x"\nlayout="poker"\ngame="euchre"\nagents=["random"]\ngames=5\n', "key 'study.layout': expected "
+                                                                                       "one of"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\n', "expected exactly one of them"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\ngames=5\n', "missing key 'study.agents'"),
-    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[extra]\n', "unknown key 'extra'"),
-    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[options]\nsetup="x"\n', "valid values"),
-    ('[study]\nname="x"\nlayout="spades"\ngame="spades"\nagents=["random"]\ngames=5\nopponent="random"\n', "no game target"),
-    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\nrule="maybe"\n', "key 'study.rule'"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[extra]\n',
+     "unknown key 'extra'"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[options]\nsetup="x"\n',
+     "valid values"),
+    ('[study]\nname="x"\nlayout="spades"\ngame="spades"\nagents=["random"]\ngames=5\nopponent="random"\n',
+     "no game target"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\nrule="maybe"\n',
+     "key 'study.rule'"),
     ('[study\n', "invalid TOML"),
 ])
 def test_malformed_study_configs(body, needle, tmp_path, capsys):

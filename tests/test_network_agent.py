@@ -142,7 +142,13 @@ def test_pack_layout_round_trip(shape, bias):
             assert all(not parts[b].any() for b in ("b1", "b2", "b3"))
         params = arch.pack(genome)
         assert params.shape == (arch.packed_size,)
-        assert list(params[:5]) == [ENC_CARD if encoding == "card" else ENC_HAND, arch.n_in, arch.n_h1, arch.n_h2, arch.n_out]
+        assert list(params[:5]) == [
+            ENC_CARD if encoding == "card" else ENC_HAND,
+            arch.n_in,
+            arch.n_h1,
+            arch.n_h2,
+            arch.n_out,
+        ]
         # decode the documented layout
         p1, p2 = padded(arch.n_h1), padded(arch.n_h2)
         words = params[HEADER:].view(np.uint32)
@@ -235,7 +241,9 @@ def test_outputs_and_choices_match_reference(positions, encoding):
         np.testing.assert_array_equal(out, fresh)
         ref = reference_outputs(arch, genome, reference_inputs(arch, g, seat, mode, hand, pub))
         np.testing.assert_allclose(out, ref, rtol=0, atol=OUT_TOL)
-        card = network_card(arch.kind, params, 3, 3 + arch.packed_size, seat, g.rules, mode, hand, legal, pub, RNGS, shared)
+        card = network_card(
+            arch.kind, params, 3, 3 + arch.packed_size, seat, g.rules, mode, hand, legal, pub, RNGS, shared
+        )
         cards = cards_of(legal)
         assert card in cards
         values = {c: ref[output_index(arch, seat, hand, pub, c)] for c in cards}
@@ -283,7 +291,9 @@ def test_records_survive_foreign_writes_and_other_networks():
         network_outputs(arch.kind, params[j], 0, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size), fresh)
         np.testing.assert_array_equal(out, fresh)
     with pytest.raises(ValueError, match="work array smaller"):
-        network_outputs(arch.kind, params[0], 0, 0, g.rules, 0, pos[0][1], pos[0][4], np.zeros(arch.work_size // 2), out)
+        network_outputs(
+            arch.kind, params[0], 0, 0, g.rules, 0, pos[0][1], pos[0][4], np.zeros(arch.work_size // 2), out
+        )
 
 
 def test_lone_legal_card_is_played():
@@ -294,7 +304,10 @@ def test_lone_legal_card_is_played():
     forced = [p for p in pos if len(cards_of(p[2])) == 1]
     assert forced
     for seat, hand, legal, mode, pub, _ in forced:
-        assert network_card(arch.kind, params, 0, params.size, seat, g.rules, mode, hand, legal, pub, RNGS, work) == cards_of(legal)[0]
+        assert (
+            network_card(arch.kind, params, 0, params.size, seat, g.rules, mode, hand, legal, pub, RNGS, work)
+            == cards_of(legal)[0]
+        )
 
 
 # ----------------------------------------------------------------------------- encodings
@@ -304,7 +317,9 @@ def inputs_of(arch, g, st: TrickState, seat: int | None = None):
     seat = st.to_move if seat is None else seat
     params = arch.pack(np.zeros(arch.genome_size))
     x = np.zeros(arch.n_in)
-    network_inputs(arch.kind, params, 0, seat, g.rules, st.mode, np.uint64(st.hands[seat]), st.pub, np.zeros(arch.work_size), x)
+    network_inputs(
+        arch.kind, params, 0, seat, g.rules, st.mode, np.uint64(st.hands[seat]), st.pub, np.zeros(arch.work_size), x
+    )
     return x
 
 
@@ -415,7 +430,9 @@ def test_engine_plays_the_reference_choice(game_name):
                 cards = cards_of(legal)
                 if champ is None or len(cards) == 1:
                     continue
-                ref = reference_outputs(champ.arch, champ.genome, reference_inputs(champ.arch, g, seat, mode, hand, pub))
+                ref = reference_outputs(
+                    champ.arch, champ.genome, reference_inputs(champ.arch, g, seat, mode, hand, pub)
+                )
                 values = {c: ref[output_index(champ.arch, seat, hand, pub, c)] for c in cards}
                 assert values[card] >= max(values.values()) - TIE_TOL, (i, seat, card, values)
                 checked += 1

@@ -49,14 +49,25 @@ def test_verdict_follows_the_confidence_interval(low, high, word):
 
 
 def test_comparison_has_sign_interval_p_and_verdict():
-    assert format_comparison({"mean": 0.21, "low": 0.02, "high": 0.4}, 0.03) == "+0.210 [+0.020, +0.400], p = 0.03: better"
-    assert format_comparison({"mean": -1.5, "low": -1.6, "high": -1.4}, 0.0, 2) == "-1.50 [-1.60, -1.40], p < 1e-16: worse"
+    assert (
+        format_comparison({"mean": 0.21, "low": 0.02, "high": 0.4}, 0.03) == "+0.210 [+0.020, +0.400], p = 0.03: better"
+    )
+    assert (
+        format_comparison({"mean": -1.5, "low": -1.6, "high": -1.4}, 0.0, 2) == "-1.50 [-1.60, -1.40], p < 1e-16: worse"
+    )
     assert signed_ci({"mean": 0.0, "low": -0.1, "high": 0.1}, 1) == "+0.0 [-0.1, +0.1]"
 
 
 def test_benchmark_table_prints_comparisons_not_bare_p_values():
     ci = {"mean": 4.6, "low": 4.57, "high": 4.63, "sd": 1.8, "n": 20000}
-    row = {"opponent": "random", "deals": 20000, "atpr": ci, "opponent_atpr": ci, "t_test_p": 0.0, "study_normal_p": 0.19}
+    row = {
+        "opponent": "random",
+        "deals": 20000,
+        "atpr": ci,
+        "opponent_atpr": ci,
+        "t_test_p": 0.0,
+        "study_normal_p": 0.19,
+    }
     text = benchmark_render([row], make_game("spades"))
     assert "+1.350 [+1.320, +1.380], p < 1e-16: better; study normal p = 0.19" in text
     assert " 0 " not in text.splitlines()[1]
@@ -202,13 +213,17 @@ def test_config_rejects_generations_that_leave_members_out(evolution, message):
     assert str(e.value).startswith("x.toml: ") and message in str(e.value) and "\n" not in str(e.value)
     fixed = dict(evolution, games_per_generation=int(re.search(r"at least (\d+)", str(e.value)).group(1)))
     validate({"experiment": {"game": "spades"}, "evolution": fixed}, Path("x.toml"))   # the suggested value is enough
-    validate({"experiment": {"game": "spades"}, "evolution": {"population": 7, "games_per_generation": 2}}, Path("x.toml"))
+    validate(
+        {"experiment": {"game": "spades"}, "evolution": {"population": 7, "games_per_generation": 2}}, Path("x.toml")
+    )
 
 
 # ---------------------------------------------------------------- python -m evolve.plot
 
 def test_plot_of_a_folder_without_a_run_says_what_is_wrong(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "evolve.plot", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evolve.plot", str(tmp_path)], capture_output=True, text=True, cwd=ROOT
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip() == (f"evolve.plot: error: {tmp_path}: no logbook.json or checkpoint.npz; "
                                    f"expected a run folder written by python -m evolve.run")
@@ -221,7 +236,11 @@ def test_plot_draws_the_runs_title_where_the_run_draws(tmp_path, monkeypatch):
     from evolve.plot import main as plot_main
 
     drawn = []
-    monkeypatch.setattr(plots, "plot_fitness", lambda logbook, path, title="", validation_label="": drawn.append((Path(path), title)) or path)
+    monkeypatch.setattr(
+        plots,
+        "plot_fitness",
+        lambda logbook, path, title="", validation_label="": drawn.append((Path(path), title)) or path,
+    )
     cfg = load_config(ROOT / "tests" / "configs" / "tiny_spades.toml").with_overrides(evolution={"fitness": "advanced"})
     run_dir = tmp_path / "run"
     evo = Evolution(cfg, run_dir=run_dir, plot_dir=run_dir / "plots", progress=False)   # as python -m evolve.run --out

@@ -151,7 +151,9 @@ def test_bad_agent_settings_are_one_line(tmp_path, change, message):
 def test_cma_on_a_network_is_refused_with_a_reason(tmp_path):
     from evolve.evolution.config import validate
 
-    cfg = validate({"experiment": {"game": "spades", "name": "big"}, "evolution": {"algorithm": "cma"}}, tmp_path / "x.toml")
+    cfg = validate(
+        {"experiment": {"game": "spades", "name": "big"}, "evolution": {"algorithm": "cma"}}, tmp_path / "x.toml"
+    )
     with pytest.raises(ConfigError, match="evolution.algorithm: cma on a genome of 57148 values"):
         Evolution(cfg, run_dir=tmp_path / "r", progress=False)
 
@@ -251,7 +253,9 @@ def test_a_run_can_start_from_an_evolved_champion(tmp_path):
     first = run_cli(BIDDER, "--out", tmp_path / "a", "--no-progress", "--no-benchmark")
     assert first.returncode == 0, first.stderr
     cfg = tmp_path / "again.toml"
-    cfg.write_text(BIDDER.read_text().replace('init = "default"', f'init = "champion:{tmp_path / "a" / "champion.npz"}"'))
+    cfg.write_text(
+        BIDDER.read_text().replace('init = "default"', f'init = "champion:{tmp_path / "a" / "champion.npz"}"')
+    )
     second = run_cli(cfg, "--out", tmp_path / "b", "--no-progress", "--no-benchmark", "--generations", "1")
     assert second.returncode == 0, second.stderr
     with np.load(tmp_path / "b" / "checkpoint.npz") as data:

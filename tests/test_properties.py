@@ -363,9 +363,11 @@ def replay_deal(r, i, game, options, deck=None):
         calls = [int(x) for x in r.calls[i]]
         first = fh
         if calls[0] == 6:  # push: the partner declares
-            fail(maker == (fh + 2) % 4 and 0 <= calls[1] <= 5 and trump == calls[1], f"push: calls {calls} maker {maker}")
+            fail(maker == (fh + 2) % 4 and 0 <= calls[1] <= 5 and trump == calls[1], f"push: calls {calls} maker "
+                                                                                     f"{maker}")
         else:
-            fail(maker == fh and 0 <= calls[0] <= 5 and calls[1] == -1 and trump == calls[0], f"calls {calls} maker {maker}")
+            fail(maker == fh and 0 <= calls[0] <= 5 and calls[1] == -1 and trump == calls[0], f"calls {calls} maker "
+                                                                                              f"{maker}")
     else:  # pragma: no cover
         pytest.fail(f"no oracle for game {game}")
     fail(int(r.first_leader[i]) == first, f"first leader {int(r.first_leader[i])}, expected {first}")
@@ -457,7 +459,10 @@ def replay_deal(r, i, game, options, deck=None):
                 else:
                     exp.append(-10 * contract + nil)
                     exp_bags.append(0)
-            fail(score == exp and bags == exp_bags, f"score/bags {score}/{bags}, expected {exp}/{exp_bags}, bids {bids}, tricks {tricks}")
+            fail(
+                score == exp and bags == exp_bags,
+                f"score/bags {score}/{bags}, expected {exp}/{exp_bags}, bids {bids}, tricks {tricks}",
+            )
             fail(all(-290 <= v <= 230 for v in score), f"standard score {score} out of [-290, 230]")
     elif game == "euchre":
         side = maker % 2
@@ -545,7 +550,8 @@ def assert_same(a, b, fields=FIELDS, msg=""):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_recorded_deals_obey_the_rules(case, data):
     game, options = case

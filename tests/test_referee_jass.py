@@ -404,7 +404,8 @@ def test_legality_fuzz_single_trick():
         ours = _our_legal(mode, trick, hand, int(rng.integers(4)))
         where = f"fuzz position {n}"
         assert ours == jr.standard_legal(hand, trick, mode), (
-            f"{where}: ours {ours} standard {jr.standard_legal(hand, trick, mode)}; mode {mode} trick {trick} hand {hand}")
+            f"{where}: ours {ours} standard {jr.standard_legal(hand, trick, mode)}; mode {mode} trick {trick} hand "
+            f"{hand}")
         assert ours and set(ours) <= set(hand)
         _check_legal_vs_referee("jass-kit", ours, jr.jasskit_legal(hand, trick, mode), hand, trick, mode, stats, where)
         _check_legal_vs_referee("pyschieber", ours, jr.pyschieber_legal(hand, trick, mode), hand, trick, mode,

@@ -130,13 +130,16 @@ def test_a_remote_bot_plays_over_http(tmp_path):
     finally:
         srv.shutdown()
     # a bot that is not there: 201 with the error, the table waits for it
-    r = client.post("/api/tables", json={"game": "euchre", "seats": ["human", "http://127.0.0.1:9/", "random", "random"]})
+    r = client.post(
+        "/api/tables", json={"game": "euchre", "seats": ["human", "http://127.0.0.1:9/", "random", "random"]}
+    )
     assert r.status_code == 201 and "remote bot" in r.json["error"]
     assert client.post(f"/api/tables/{r.json['id']}/advance").status_code == 502
 
 
 def test_cli_bad_arguments_are_one_line():
-    for args, message in ((["--port", "0"], "--port 0 is invalid"), (["--populations", "/nonexistent"], "not a directory"),
+    for args, message in ((["--port", "0"], "--port 0 is "
+                                            "invalid"), (["--populations", "/nonexistent"], "not a directory"),
                           (["--port", "x"], "invalid int value")):
         p = subprocess.run([sys.executable, "-m", "evolve.serve", *args], capture_output=True, text=True)
         assert p.returncode == 2 and message in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr

@@ -115,7 +115,9 @@ def card_slot(symbol: str, impl, name: str) -> tuple[CallbackSlot, Callable]:
 
     def make():
         own = f"{impl.__name__}_c"
-        fn = FunctionType(_card_template.__code__, {"__name__": __name__, "impl": impl, "carray": carray, "np": np}, own)
+        fn = FunctionType(
+            _card_template.__code__, {"__name__": __name__, "impl": impl, "carray": carray, "np": np}, own
+        )
         fn.__qualname__ = own
         return cfunc(CARD_C_SIG, cache=True, nopython=True)(fn)
 

@@ -188,16 +188,22 @@ def choose_spades_bid(kinds, params, seat, rules, hand, pub, rngs, allow_nil, ma
     if kind == BID_SPADES_TABLE:
         return spades_table_bid(params, kinds[BID_LO + seat], hand, allow_nil, max_bid)
     if kind == BID_SEARCH:
-        return search_bidding.spades_bid(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, allow_nil, max_bid)
+        return search_bidding.spades_bid(
+            params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, allow_nil, max_bid
+        )
     return spades_table_bid(_RULE_OF_THUMB, 0, hand, allow_nil, max_bid)
 
 @kernel
 def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
     """Round 1: order up the turned card (True) or pass."""
     if kinds[BID_KIND + seat] == BID_SEARCH:
-        return search_bidding.euchre_order(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs)
+        return search_bidding.euchre_order(
+            params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs
+        )
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
-        return euchre_bidding.order(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs)
+        return euchre_bidding.order(
+            kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs
+        )
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
     value = simple_order_value(hand, seat, pub[DEALER], pub[UPCARD])
@@ -208,10 +214,13 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
 def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
     """Round 2: name a suit other than the upcard's, or pass (-1) unless ``must_call``."""
     if kinds[BID_KIND + seat] == BID_SEARCH:
-        return search_bidding.euchre_call(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, must_call)
+        return search_bidding.euchre_call(
+            params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, must_call
+        )
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
-        return euchre_bidding.call(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
-                                   must_call)
+        return euchre_bidding.call(
+            kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, must_call
+        )
     banned = pub[UPCARD] // 6
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_euchre_call(rngs, seat, banned, must_call)
@@ -225,10 +234,13 @@ def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
 def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
     """Whether the maker goes alone."""
     if kinds[BID_KIND + seat] == BID_SEARCH:
-        return search_bidding.euchre_alone(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, trump)
+        return search_bidding.euchre_alone(
+            params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, trump
+        )
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
-        return euchre_bidding.alone(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
-                                    trump)
+        return euchre_bidding.alone(
+            kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump
+        )
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return below(rngs, seat, 2) == 1
     return simple_hand_value(hand, trump) >= bid_param(kinds, params, seat, 2, 4.2)
@@ -238,8 +250,9 @@ def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
 def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
     """The dealer's discard from its six cards after taking the upcard."""
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
-        return euchre_bidding.discard(kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs,
-                                      trump)
+        return euchre_bidding.discard(
+            kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump
+        )
     if kinds[BID_KIND + seat] == BID_RANDOM:
         return random_card(rngs, seat, hand)
     return simple_discard(hand, trump)
@@ -255,11 +268,13 @@ def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
     if kind == BID_JASS_TABLE:
         return jass_table_mode(params, kinds[BID_LO + seat], hand, may_push)
     if kind == BID_SEARCH:
-        return search_bidding.jass_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, may_push)
+        return search_bidding.jass_mode(
+            params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, may_push
+        )
     return jass_table_mode(_RANKED, 0, hand, may_push)
 
 
-# The hooks the game modules declare, bound by ``evolve.engine``.
+# The hooks the game modules declare, bound by ``evolve.runtime.batch``.
 BIDDING_HOOKS = {
     "choose_spades_bid": choose_spades_bid,
     "choose_euchre_order": choose_euchre_order,

@@ -90,7 +90,8 @@ def parse_seat(text: str, game) -> AgentSpec:
         return RESOLVERS[name][1](rest, game)
     agent = AGENTS.get(name)
     if agent is None:
-        raise UsageError(f"unknown agent {name!r}; valid agents: {', '.join([*AGENTS, *(u for u, _ in RESOLVERS.values())])}")
+        raise UsageError(f"unknown agent {name!r}; valid agents: "
+                         f"{', '.join([*AGENTS, *(u for u, _ in RESOLVERS.values())])}")
     if game.name not in agent.games:
         raise UsageError(f"agent {name!r} does not play {game.name}; it plays: {', '.join(agent.games)}")
     given = {}

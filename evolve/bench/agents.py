@@ -188,7 +188,8 @@ def bench_agents(n: int = 400, seed: int = 0, deals: int = 200, repeats: int = 3
     res["dmcts_10x100_euchre_decisions_per_s"], res["dmcts_10x100_euchre_decisions_per_cpu_s"] = wall, cpu
     few = pos[:max(20, n // 8)]
     for key, seat in (("dmcts_4x50", "dmcts:determinizations=4,iterations=50"),
-                      ("dmcts_4x50_rollout_cardcounting", "dmcts:determinizations=4,iterations=50,rollout=cardcounting"),
+                      ("dmcts_4x50_rollout_cardcounting",
+                       "dmcts:determinizations=4,iterations=50,rollout=cardcounting"),
                       ("ismcts100_rollout_cardcounting", "ismcts:iterations=100,rollout=cardcounting"),
                       ("dmcts_4x50_value_depth8", "dmcts:determinizations=4,iterations=50,value=" +
                        str(SHIPPED_VALUE / "value_euchre.npz") + ",depth=8"),

@@ -93,8 +93,15 @@ def run_evolution(args) -> dict:
 
     if not Path(args.config).is_file():
         raise UsageError(f"--config {args.config!r}: file not found")
-    res = bench_generation(args.config, (1, 2), args.repeats, games=args.games, rounds=args.rounds, backend=args.backend,
-                           evaluation=args.evaluation)
+    res = bench_generation(
+        args.config,
+        (1, 2),
+        args.repeats,
+        games=args.games,
+        rounds=args.rounds,
+        backend=args.backend,
+        evaluation=args.evaluation,
+    )
     res["target_speedup"] = EVOLUTION_TARGET_SPEEDUP
     res["pass"] = res.get("speedup_2_vs_1", 0) >= EVOLUTION_TARGET_SPEEDUP
     return res
@@ -106,9 +113,11 @@ def format_evolution(res: dict) -> str:
         f"evolve.bench evolution  ({res['config']}: population {res['population']}, "
         f"{res['rounds_per_generation']} rounds per generation, backend {res['backend']}, "
         f"evaluation {res['evaluation']})",
-        f"1 worker : {w1['seconds_per_generation']:.3f} s/generation (median {w1['median_seconds_per_generation']:.3f}), "
+        f"1 worker : {w1['seconds_per_generation']:.3f} s/generation (median "
+        f"{w1['median_seconds_per_generation']:.3f}), "
         f"{w1['rounds_per_second']:,.0f} rounds/s",
-        f"2 workers: {w2['seconds_per_generation']:.3f} s/generation (median {w2['median_seconds_per_generation']:.3f}), "
+        f"2 workers: {w2['seconds_per_generation']:.3f} s/generation (median "
+        f"{w2['median_seconds_per_generation']:.3f}), "
         f"{w2['rounds_per_second']:,.0f} rounds/s",
         f"speed-up {res['speedup_2_vs_1']:.2f}x, of the medians {res['median_speedup_2_vs_1']:.2f}x "
         f"(target >= {res['target_speedup']}x): {'PASS' if res['pass'] else 'MISS'}",
@@ -123,7 +132,9 @@ def _add_evolution(sub) -> None:
                    help="tables per generation (default 240: with 16 rounds, 64x the study's 60-round generations, "
                         "a budget where parallel evaluation matters)")
     p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
-    p.add_argument("--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)")
+    p.add_argument(
+        "--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)"
+    )
     p.add_argument("--backend", choices=("loky", "threads", "dask"), help="parallel backend (default: the config's)")
     p.add_argument("--evaluation", choices=("sequential", "lockstep"),
                    help="how the tables are played (default: the config's [evolution] evaluation)")
@@ -144,8 +155,11 @@ def format_agents(res: dict) -> str:
 
 
 def _add_agents(sub) -> None:
-    p = sub.add_parser("agents", help="search agents' decisions/s: ISMCTS vs OpenSpiel ISMCTSBot, guided rollouts, value cutoff, "
-                       "maxvalue, perfect_* beside their honest versions, MC extra in Sueca")
+    p = sub.add_parser(
+        "agents",
+        help="search agents' decisions/s: ISMCTS vs OpenSpiel ISMCTSBot, guided rollouts, value cutoff, "
+        "maxvalue, perfect_* beside their honest versions, MC extra in Sueca",
+    )
     p.add_argument("--decisions", type=_positive_int, default=400, help="decisions per timing")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-peers", action="store_true", help="skip OpenSpiel")

@@ -75,7 +75,8 @@ def bench_decisions(n: int = 300, seed: int = 0, agents=AGENTS) -> dict:
 def format_decisions(res: dict) -> str:
     """The table printed by ``python -m evolve.bench decisions``."""
     lines = ["evolve.bench decisions  (one card-play decision through evolve.agent, one core; microseconds)",
-             f"  {'agent':30s} {'game':7s} {'n':>5s}  {'act median':>11s} {'p90':>9s}  {'from JSON median':>17s} {'p90':>9s}"]
+             f"  {'agent':30s} {'game':7s} {'n':>5s}  {'act median':>11s} {'p90':>9s}  {'from JSON median':>17s} "
+             f"{'p90':>9s}"]
     for label, r in res.items():
         a, f = r["act_us"], r["from_json_us"]
         lines.append(f"  {label:30s} {r['game']:7s} {r['decisions']:5d}  {a['median']:11.1f} {a['p90']:9.1f}  "

@@ -96,7 +96,19 @@ class _Kernel:
         key = seed_key(seed)
         g = self.game
         t = time.perf_counter()
-        play_batch(g.rules, self.kinds[None, :], max(n, 1), self.params, key, start, n, self.empty, self.dealers, self.rec, self.work)
+        play_batch(
+            g.rules,
+            self.kinds[None, :],
+            max(n, 1),
+            self.params,
+            key,
+            start,
+            n,
+            self.empty,
+            self.dealers,
+            self.rec,
+            self.work,
+        )
         return time.perf_counter() - t
 
 
@@ -463,7 +475,8 @@ def format_engine(res: dict) -> str:
                 parts.append(f"run {i}: error {r['error']}")
             else:
                 parts.append(
-                    f"run {i}: {r['total_s']:.2f} s (import {r['import_s']:.2f} s, first play {r['first_play_s']:.2f} s, "
+                    f"run {i}: {r['total_s']:.2f} s (import {r['import_s']:.2f} s, first play {r['first_play_s']:.2f} "
+                    f"s, "
                     f"{r['compiled']} compiled)"
                 )
         lines.append("first-call latency (fresh process): " + "; ".join(parts))

@@ -16,14 +16,17 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
                      backend: str | None = None, evaluation: str | None = None) -> dict:
     """Rounds/s of evaluating ``generations`` generations for each worker count
     (``games`` / ``rounds`` override the config's tournament size, ``backend`` its
-    parallel backend, ``evaluation`` its ``[evolution] evaluation``). When ``games`` tables seat fewer members than the population, the
+    parallel backend, ``evaluation`` its ``[evolution] evaluation``). When ``games`` tables seat fewer members than the
+    population, the
     population shrinks to the members they seat (a run must seat every member)."""
     from evolve.evolution.config import load_config
     from evolve.evolution.parallel import make_runner
     from evolve.evolution.runner import Evolution
 
     cfg = load_config(config)
-    over = {k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds), ("evaluation", evaluation)) if v}
+    over = {
+        k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds), ("evaluation", evaluation)) if v
+    }
     if games:
         from evolve.evolution.tournament import member_seats
 

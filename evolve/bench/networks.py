@@ -126,6 +126,7 @@ def format_networks(res: dict) -> str:
     for name in ("target", "lockstep_target"):
         t = res[name]
         if t["value"] is not None:
-            lines.append(f"target: {t['name']} >= {t['threshold']:,}: {t['value']:,.0f} -> {'PASS' if t['pass'] else 'MISS'}")
+            lines.append(f"target: {t['name']} >= {t['threshold']:,}: {t['value']:,.0f} -> "
+                         f"{'PASS' if t['pass'] else 'MISS'}")
     return "\n".join(lines)
 

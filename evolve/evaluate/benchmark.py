@@ -2,7 +2,8 @@
 
 Cut-throat Spades: the champion at seat 0 against three copies of the opponent (the dealer
 rotates, so it plays every position); its ATpR with a 95% CI, a t test against the fair
-share 3.25 and the Spades thesis's normal figure (``evolve.evaluate.figures``). Partnership games: the champion in seats 0 and 2 against the
+share 3.25 and the Spades thesis's normal figure (``evolve.evaluate.figures``). Partnership games: the champion in
+seats 0 and 2 against the
 opponent in 1 and 3; side points per deal and (Jass) percentage of the points."""
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ def render_against_founder(rows: list[dict], game) -> str:
     lines = [f"{'opponent':<{w}} {'deals':>7}  {'champion ' + what:<26} {'founder ' + what:<26} "
              "champion - founder on the same deals (95% CI), paired t test"]
     for r in rows:
-        lines.append(f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['champion']):<26} {format_ci(r['founder']):<26} "
-                     f"{format_comparison(r['difference'], r['p'])}")
+        lines.append(
+            f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['champion']):<26} {format_ci(r['founder']):<26} "
+            f"{format_comparison(r['difference'], r['p'])}"
+        )
     return "\n".join(lines)
 
 
@@ -102,8 +105,10 @@ def render(rows: list[dict], game) -> str:
         lines.append(f"{'opponent':<{w}} {'deals':>7}  {'side points (95% CI)':<26} {'% of points':<26} "
                      f"score per deal, champion side - opponents (95% CI), t test")
         for r in rows:
-            lines.append(f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['points']):<26} {format_ci(r['share']):<26} "
-                         f"{format_comparison(r['score'], r.get('score_t_test_p'))}")
+            lines.append(
+                f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['points']):<26} {format_ci(r['share']):<26} "
+                f"{format_comparison(r['score'], r.get('score_t_test_p'))}"
+            )
     else:
         share = fair_share(game)
         lines.append(f"{'opponent':<{w}} {'deals':>7}  {'champion ATpR (95% CI)':<26} {'opponents ATpR':<26} "

@@ -274,8 +274,8 @@ def mirror(cell: dict) -> dict:
     the same two seatings in the other order)."""
     m = dict(cell)
     m["a"], m["b"] = cell["b"], cell["a"]
-    for x, y in (("a_points", "b_points"), ("a_points_rounds", "b_points_rounds"), ("a_score", "b_score"), ("a_atpr", "b_atpr"),
-                 ("a_tricks_total", "b_tricks_total"), ("a_score_total", "b_score_total")):
+    for x, y in (("a_points", "b_points"), ("a_points_rounds", "b_points_rounds"), ("a_score", "b_score"),
+                 ("a_atpr", "b_atpr"), ("a_tricks_total", "b_tricks_total"), ("a_score_total", "b_score_total")):
         m[x], m[y] = cell[y], cell[x]
     for key in ("diff_points", "diff_score", "diff_atpr"):
         d = dict(cell[key])
@@ -398,7 +398,8 @@ def markdown_tables(matrix: dict) -> str:
         table(head + " (row vs column, 95% CI)", lambda c: _fmt_ci(*headline(c)[1:4], digits=1 if "%" in head else 3))
     unit = cells[0][0]["unit"]
     if not head.startswith("paired"):
-        table(f"paired difference row - column, {unit} per deal (95% CI): row better / no different / worse at alpha 0.05",
+        table(f"paired difference row - column, {unit} per deal (95% CI): row better / no different / worse at alpha "
+              f"0.05",
               lambda c: f"{signed_ci(c['diff_points'], 3)} {verdict(c['diff_points'])}")
     table(f"row side {unit} per deal (mean, sd over single deals)",
           lambda c: f"{c['a_points_rounds']['mean']:.3f} (sd {c['a_points_rounds']['sd']:.3f})")
@@ -520,11 +521,14 @@ def render_pair(cell: dict) -> str:
     ]
     if "fair_share" in cell:
         share = cell["fair_share"]
-        lines[-1] += (f"  vs {share:g}: {format_comparison(shifted(cell['a_atpr'], share), cell['a_atpr'][f'p_vs_{share:g}'], 4)}"
-                      f"; study normal {p_clause(cell['a_atpr']['study_normal_p'])}")
+        lines[-1] += (
+            f"  vs {share:g}: {format_comparison(shifted(cell['a_atpr'], share), cell['a_atpr'][f'p_vs_{share:g}'], 4)}"
+            f"; study normal {p_clause(cell['a_atpr']['study_normal_p'])}"
+        )
     if "percent_points" in cell:
         pp = cell["percent_points"]
-        lines.append(f"  A % of points   {pp['overall']:.2f} overall; per deal {_fmt_ci(pp['per_deal']['mean'], pp['per_deal']['low'], pp['per_deal']['high'])}")
+        lines.append(f"  A % of points   {pp['overall']:.2f} overall; per deal "
+                     f"{_fmt_ci(pp['per_deal']['mean'], pp['per_deal']['low'], pp['per_deal']['high'])}")
     if "games" in cell:
         gm = cell["games"]
         lines.append(f"  games to {gm['target']}: {gm['completed']} completed, A won {gm['a_wins']} = "

@@ -75,6 +75,34 @@ def _bad(path, key, expect, got=None) -> UsageError:
     return UsageError(f"{path}: key {key!r}: expected {expect}{extra}")
 
 
+def _check_keys(path, study: dict) -> None:
+    """Every key of ``[study]`` known and of its type; the required ones present."""
+    for key, value in study.items():
+        if key not in STUDY_KEYS:
+            raise UsageError(f"{path}: unknown key 'study.{key}'; valid keys: {', '.join(STUDY_KEYS)}")
+        types, expect, _ = STUDY_KEYS[key]
+        if not isinstance(value, types) or isinstance(value, bool):
+            raise _bad(path, f"study.{key}", expect, value)
+    for key, (_, expect, required) in STUDY_KEYS.items():
+        if required and key not in study:
+            raise UsageError(f"{path}: missing key 'study.{key}'; expected {expect}")
+
+
+def _check_values(path, study: dict) -> None:
+    """The size (games or deals), the counts, the seed and the agent lists."""
+    if ("games" in study) == ("deals" in study):
+        raise UsageError(f"{path}: key 'study.games'/'study.deals': expected exactly one of them")
+    for key in ("games", "deals", "quick", "blocks"):
+        if key in study and study[key] <= 0:
+            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], study[key])
+    if study.get("seed", 0) < 0:
+        raise _bad(path, "study.seed", STUDY_KEYS["seed"][1], study["seed"])
+    for key in ("agents", "champions"):
+        items = study.get(key, [])
+        if (key == "agents" and not items) or not all(isinstance(a, str) and a.strip() for a in items):
+            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], items)
+
+
 def load_study(path: str | Path) -> dict:
     """Read and strictly validate a study config; returns the ``[study]`` table with
     ``options`` (dict) added."""
@@ -94,30 +122,12 @@ def load_study(path: str | Path) -> dict:
     options = raw.get("options", {})
     if not isinstance(options, dict):
         raise _bad(path, "options", "an [options] table of game options")
-    for key, value in study.items():
-        if key not in STUDY_KEYS:
-            raise UsageError(f"{path}: unknown key 'study.{key}'; valid keys: {', '.join(STUDY_KEYS)}")
-        types, expect, _ = STUDY_KEYS[key]
-        if not isinstance(value, types) or isinstance(value, bool):
-            raise _bad(path, f"study.{key}", expect, value)
-    for key, (_, expect, required) in STUDY_KEYS.items():
-        if required and key not in study:
-            raise UsageError(f"{path}: missing key 'study.{key}'; expected {expect}")
+    _check_keys(path, study)
     if study["layout"] not in LAYOUTS:
         raise _bad(path, "study.layout", "one of " + ", ".join(LAYOUTS), study["layout"])
     if "rule" in study and study["rule"] not in RULES:
         raise _bad(path, "study.rule", "one of " + ", ".join(RULES), study["rule"])
-    if ("games" in study) == ("deals" in study):
-        raise UsageError(f"{path}: key 'study.games'/'study.deals': expected exactly one of them")
-    for key in ("games", "deals", "quick", "blocks"):
-        if key in study and study[key] <= 0:
-            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], study[key])
-    if study.get("seed", 0) < 0:
-        raise _bad(path, "study.seed", STUDY_KEYS["seed"][1], study["seed"])
-    for key in ("agents", "champions"):
-        items = study.get(key, [])
-        if (key == "agents" and not items) or not all(isinstance(a, str) and a.strip() for a in items):
-            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], items)
+    _check_values(path, study)
     layout = LAYOUTS[study["layout"]]
     for key in ("solo", "opponent"):
         if key in study and key not in layout.needs + layout.takes:
@@ -127,7 +137,9 @@ def load_study(path: str | Path) -> dict:
             raise UsageError(f"{path}: missing key 'study.{key}'; the {study['layout']} layout needs it "
                              f"({STUDY_KEYS[key][1]})")
     try:
-        game = make_game(study["game"], **{k: (str(v).lower() if isinstance(v, bool) else v) for k, v in options.items()})
+        game = make_game(
+            study["game"], **{k: (str(v).lower() if isinstance(v, bool) else v) for k, v in options.items()}
+        )
     except UsageError as e:
         raise UsageError(f"{path}: {e}") from None
     if "games" in study and game.target <= 0:
@@ -308,8 +320,10 @@ def _table_euchre(matrix) -> str:
         games = f"{gm['a_wins']}-{gm['b_wins']}" if gm else "-"
         rate = _pct(gm["rate"], gm["low"], gm["high"]) if gm else "-"
         d = c["diff_points"]
-        lines.append(f"| {c['row']} | {c['col']} | {games} | {rate} | {c['a_tricks_total']:.0f}-{c['b_tricks_total']:.0f} | "
-                     f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {_paired(d, 3)} |")
+        lines.append(
+            f"| {c['row']} | {c['col']} | {games} | {rate} | {c['a_tricks_total']:.0f}-{c['b_tricks_total']:.0f} | "
+            f"{c['a_score_total']:.0f}-{c['b_score_total']:.0f} | {_paired(d, 3)} |"
+        )
     return "\n".join(lines) + "\n\n" + markdown_tables(matrix)
 
 
@@ -348,9 +362,11 @@ def _table_spades(result) -> str:
                      f"{format_comparison(shifted(a, float(share)), a[f'p_vs_{share}'])} | "
                      f"{format_p(a['study_normal_p'])} | {_paired(d)} |")
     lines.append("")
-    lines.append("ATpR CI and t test over deals (each deal played with the agent in all four seats); better / no different / "
-                 f"worse at alpha 0.05. The study's normal figure is 1 - Phi((ATpR - {share}) / 1.5612), shown for "
-                 "comparison only.")
+    lines.append(
+        "ATpR CI and t test over deals (each deal played with the agent in all four seats); better / no different / "
+        f"worse at alpha 0.05. The study's normal figure is 1 - Phi((ATpR - {share}) / 1.5612), shown for "
+        "comparison only."
+    )
     return "\n".join(lines)
 
 

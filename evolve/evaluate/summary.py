@@ -106,11 +106,15 @@ def render(summary: dict) -> str:
         gm = summary["games"]
         lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
         for w in gm["won"]:
-            lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, {100 * w['high']:.2f}] (Wilson 95%)")
+            lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, "
+                         f"{100 * w['high']:.2f}] (Wilson 95%)")
     if any(e.get("perfect_information") for e in summary["per_seat"]):
         lines += ["", PERFECT_NOTE]
     if summary.get("fair_share"):
-        lines += ["", f"vs {summary['fair_share']:g}: the seat's ATpR minus its fair share of the tricks, 95% CI and t test; "
-                      "better / no different / "
-                      "worse at alpha 0.05. The study's normal p is shown for comparison only."]
+        lines += [
+            "",
+            f"vs {summary['fair_share']:g}: the seat's ATpR minus its fair share of the tricks, 95% CI and t test; "
+            "better / no different / "
+            "worse at alpha 0.05. The study's normal p is shown for comparison only.",
+        ]
     return "\n".join(lines)

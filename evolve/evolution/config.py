@@ -46,7 +46,12 @@ def _unit(x) -> bool:
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "experiment": {
-        "name": Key((str,), None, "a name (letters, digits, _ and -)", lambda s: bool(s) and all(c.isalnum() or c in "_-" for c in s)),
+        "name": Key(
+            (str,),
+            None,
+            "a name (letters, digits, _ and -)",
+            lambda s: bool(s) and all(c.isalnum() or c in "_-" for c in s),
+        ),
         "seed": Key((int,), 0, "a non-negative integer", _nonneg),
         "game": Key((str,), None, "one of spades, euchre, sueca, jass"),
         "description": Key((str,), "", "a string"),
@@ -56,78 +61,173 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "kind": Key((str,), "network", "network, or a parametric kind (see python -m evolve.arena agents)"),
         "play": Key((str,), "cardcounting", "a seat string whose card play a bidding genome is paired with"),
         "bidder": Key((str,), "simple", "the bidder a card-play genome is paired with (random or simple)"),
-        "init": Key((str,), "default", "default (the agent's hand-set numbers), another start the kind ships "
-                    "(e.g. bulk), uniform, or champion:PATH (an evolved champion of the same kind)"),
-        "noise": Key((float, int), 0.1, "a non-negative number (sd, in unit coordinates, of the perturbed copies "
-                     "of the start point in generation 0)", _nonneg),
+        "init": Key(
+            (str,),
+            "default",
+            "default (the agent's hand-set numbers), another start the kind ships "
+            "(e.g. bulk), uniform, or champion:PATH (an evolved champion of the same kind)",
+        ),
+        "noise": Key(
+            (float, int),
+            0.1,
+            "a non-negative number (sd, in unit coordinates, of the perturbed copies "
+            "of the start point in generation 0)",
+            _nonneg,
+        ),
     },
     "network": {
         "encoding": Key((str,), "card", "card or hand", lambda s: s in ("card", "hand")),
-        "hidden": Key((list,), [], "a list of two positive integers (empty: the Spades thesis's rule, round(2/3 inputs + outputs))",
-                      lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v))),
+        "hidden": Key(
+            (list,),
+            [],
+            "a list of two positive integers (empty: the Spades thesis's rule, round(2/3 inputs + outputs))",
+            lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v)),
+        ),
         "bias": Key((bool,), True, "true or false"),
-        "direct": Key((bool,), False, "true (direct per-card feature connections to the outputs: would win the "
-                      "trick, wins it for certain, strength, partner winning, points) or false"),
-        "bidder": Key((str,), "simple", "random or simple (bids and trump calls of evolved seats)", lambda s: s in ("random", "simple")),
+        "direct": Key(
+            (bool,),
+            False,
+            "true (direct per-card feature connections to the outputs: would win the "
+            "trick, wins it for certain, strength, partner winning, points) or false",
+        ),
+        "bidder": Key(
+            (str,),
+            "simple",
+            "random or simple (bids and trump calls of evolved seats)",
+            lambda s: s in ("random", "simple"),
+        ),
     },
     "evolution": {
         "population": Key((int,), 60, "an integer >= 4", lambda x: x >= 4),
         "games_per_generation": Key((int,), 15, "a positive integer", _pos),
         "rounds_per_game": Key((int,), 4, "a positive integer", _pos),
-        "generations": Key((int,), 200, "a positive integer (minimum length, and the span of the mutation annealing)", _pos),
+        "generations": Key(
+            (int,), 200, "a positive integer (minimum length, and the span of the mutation annealing)", _pos
+        ),
         "patience": Key((int,), 200, "a non-negative integer (generations after the last new best)", _nonneg),
         "max_generations": Key((int,), 5000, "a positive integer", _pos),
         "mutation_start": Key((float, int), 0.8, "a number in [0, 1]", _unit),
         "mutation_end": Key((float, int), 0.2, "a number in [0, 1]", _unit),
         "mutation_schedule": Key((str,), "linear", "linear or exponential", lambda s: s in ("linear", "exponential")),
-        "mutation_operator": Key((str,), "reset", "reset (a weight is redrawn from U(-1, 1), the study) or gaussian",
-                                 lambda s: s in ("reset", "gaussian")),
+        "mutation_operator": Key(
+            (str,),
+            "reset",
+            "reset (a weight is redrawn from U(-1, 1), the study) or gaussian",
+            lambda s: s in ("reset", "gaussian"),
+        ),
         "mutation_sigma": Key((float, int), 0.1, "a positive number (sd of gaussian mutation)", _pos),
-        "mutate_parents": Key((bool,), True, "true (the study: every member of the new generation may mutate) or false"),
-        "selection": Key((float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1),
-        "fitness": Key((str,), "simple", "simple, advanced, side_points or side_score",
-                       lambda s: s in ("simple", "advanced", "side_points", "side_score")),
-        "opponents": Key((list,), [], "a list of seat strings (empty: members play each other)",
-                         lambda v: all(isinstance(x, str) for x in v)),
-        "opponent_share": Key((float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit),
-        "deals": Key((str,), "shared", "shared (every table plays the generation's deals) or per_table",
-                     lambda s: s in ("shared", "per_table")),
-        "checkpoint_every": Key((int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos),
-        "checkpoint_seconds": Key((float, int), 30.0, "a non-negative number (seconds at least between two checkpoints; "
-                                  "0: after every checkpoint_every generations)", _nonneg),
-        "algorithm": Key((str,), "ga", "ga (the study's truncation, recombination and mutation), cma (DEAP's CMA-ES) "
-                         "or es (OpenAI-style evolution strategy)", lambda s: s in STRATEGIES),
+        "mutate_parents": Key(
+            (bool,), True, "true (the study: every member of the new generation may mutate) or false"
+        ),
+        "selection": Key(
+            (float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1
+        ),
+        "fitness": Key(
+            (str,),
+            "simple",
+            "simple, advanced, side_points or side_score",
+            lambda s: s in ("simple", "advanced", "side_points", "side_score"),
+        ),
+        "opponents": Key(
+            (list,),
+            [],
+            "a list of seat strings (empty: members play each other)",
+            lambda v: all(isinstance(x, str) for x in v),
+        ),
+        "opponent_share": Key(
+            (float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit
+        ),
+        "deals": Key(
+            (str,),
+            "shared",
+            "shared (every table plays the generation's deals) or per_table",
+            lambda s: s in ("shared", "per_table"),
+        ),
+        "checkpoint_every": Key(
+            (int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos
+        ),
+        "checkpoint_seconds": Key(
+            (float, int),
+            30.0,
+            "a non-negative number (seconds at least between two checkpoints; "
+            "0: after every checkpoint_every generations)",
+            _nonneg,
+        ),
+        "algorithm": Key(
+            (str,),
+            "ga",
+            "ga (the study's truncation, recombination and mutation), cma (DEAP's CMA-ES) "
+            "or es (OpenAI-style evolution strategy)",
+            lambda s: s in STRATEGIES,
+        ),
         "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
         "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos),
         "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos),
         "es_weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the ES mean)", _nonneg),
         "es_antithetic": Key((bool,), True, "true (mirrored pairs of perturbations) or false"),
-        "common_random_numbers": Key((bool,), False, "true (every member plays the same deals, seat and random streams "
-                                     "against each of `opponents`) or false"),
-        "progress_every": Key((int,), 10, "a non-negative integer (every k generations the generation's best plays "
-                              "progress_deals fixed deals against the first opponent or Random; 0: never)", _nonneg),
+        "common_random_numbers": Key(
+            (bool,),
+            False,
+            "true (every member plays the same deals, seat and random streams against each of `opponents`) or false",
+        ),
+        "progress_every": Key(
+            (int,),
+            10,
+            "a non-negative integer (every k generations the generation's best plays "
+            "progress_deals fixed deals against the first opponent or Random; 0: never)",
+            _nonneg,
+        ),
         "progress_deals": Key((int,), 1000, "a positive integer (fixed deals of the progress figure)", _pos),
-        "partner": Key((str,), "opponent", "opponent (at opponent tables the member's partner is an opponent) or "
-                       "self (the member sits in both seats of its side)", lambda s: s in ("opponent", "self")),
-        "champion": Key((str,), "hall_of_fame", "hall_of_fame (best single evaluation, the study) or validated",
-                        lambda s: s in ("hall_of_fame", "validated")),
-        "validation_deals": Key((int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos),
-        "validation_opponents": Key((list,), [], "a list of seat strings (the progress figure and the validated "
-                                    "champion play the same fixed deals against each; empty: the first of "
-                                    "`opponents`, or Random)", lambda v: all(isinstance(x, str) for x in v)),
-        "elite": Key((int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos),
-        "evaluation": Key((str,), "sequential", "sequential (one deal after another) or lockstep (many deals at once, "
-                          "network decisions batched: the same results, faster)", lambda s: s in ("sequential", "lockstep")),
+        "partner": Key(
+            (str,),
+            "opponent",
+            "opponent (at opponent tables the member's partner is an opponent) or "
+            "self (the member sits in both seats of its side)",
+            lambda s: s in ("opponent", "self"),
+        ),
+        "champion": Key(
+            (str,),
+            "hall_of_fame",
+            "hall_of_fame (best single evaluation, the study) or validated",
+            lambda s: s in ("hall_of_fame", "validated"),
+        ),
+        "validation_deals": Key(
+            (int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos
+        ),
+        "validation_opponents": Key(
+            (list,),
+            [],
+            "a list of seat strings (the progress figure and the validated "
+            "champion play the same fixed deals against each; empty: the first of "
+            "`opponents`, or Random)",
+            lambda v: all(isinstance(x, str) for x in v),
+        ),
+        "elite": Key(
+            (int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos
+        ),
+        "evaluation": Key(
+            (str,),
+            "sequential",
+            "sequential (one deal after another) or lockstep (many deals at once, "
+            "network decisions batched: the same results, faster)",
+            lambda s: s in ("sequential", "lockstep"),
+        ),
     },
     "imitation": {
-        "teacher": Key((str,), "", "a seat string such as \"ismcts:iterations=200\" (empty: no warm start, the study)"),
-        "opponents": Key((list,), ["random"], "a list of seat strings (the teacher's opponents)",
-                         lambda v: bool(v) and all(isinstance(x, str) for x in v)),
+        "teacher": Key((str,), "", 'a seat string such as "ismcts:iterations=200" (empty: no warm start, the study)'),
+        "opponents": Key(
+            (list,),
+            ["random"],
+            "a list of seat strings (the teacher's opponents)",
+            lambda v: bool(v) and all(isinstance(x, str) for x in v),
+        ),
         "deals": Key((int,), 16000, "a positive integer (deals the teacher plays)", _pos),
         "epochs": Key((int,), 12, "a positive integer", _pos),
         "learning_rate": Key((float, int), 0.003, "a positive number (Adam step size)", _pos),
         "batch": Key((int,), 256, "a positive integer (decisions per training step)", _pos),
-        "noise": Key((float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg),
+        "noise": Key(
+            (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg
+        ),
     },
     "parallel": {
         "workers": Key((int,), 1, "a positive integer", _pos),
@@ -249,6 +349,32 @@ def _everyone_plays(evolution: dict) -> str | None:
             f"expected at least {needed} for population {population}, so that every member plays")
 
 
+def _section(section: str, keys: dict, given, named: bool, fail) -> dict:
+    """One section's values: every key known and of its type, defaults filled in."""
+    if not isinstance(given, dict):
+        fail(section, "expected a table")
+    for key in given:
+        if key not in keys:
+            fail(f"{section}.{key}", f"unknown key; valid keys: {', '.join(keys)}")
+    values = {}
+    for key, spec in keys.items():
+        full = f"{section}.{key}"
+        if key not in given:
+            if spec.default is None and not (section == "experiment" and key == "name" and named):
+                fail(full, f"missing; expected {spec.expect}")
+            values[key] = spec.default
+            continue
+        value = given[key]
+        if isinstance(value, bool) and bool not in spec.types:
+            fail(full, f"got {value!r}; expected {spec.expect}")
+        if not isinstance(value, spec.types):
+            fail(full, f"got {value!r} ({type(value).__name__}); expected {spec.expect}")
+        if spec.check is not None and not spec.check(value):
+            fail(full, f"got {value!r}; expected {spec.expect}")
+        values[key] = float(value) if float in spec.types and not isinstance(value, bool) else value
+    return values
+
+
 def validate(data: dict, path: Path | None = None) -> Config:
     """Check ``data`` against the schema and fill defaults (ConfigError on any problem)."""
     where = str(path) if path else "<config>"
@@ -264,45 +390,38 @@ def validate(data: dict, path: Path | None = None) -> Config:
     out: dict[str, dict] = {}
     for section, keys in SCHEMA.items():
         given = data.get(section, {})
-        if not isinstance(given, dict):
-            fail(section, "expected a table")
         if section == "game_options":
+            if not isinstance(given, dict):
+                fail(section, "expected a table")
             out[section] = dict(given)
-            continue
-        values = {}
-        for key, value in given.items():
-            if key not in keys:
-                fail(f"{section}.{key}", f"unknown key; valid keys: {', '.join(keys)}")
-        for key, spec in keys.items():
-            full = f"{section}.{key}"
-            if key not in given:
-                if spec.default is None and not (section == "experiment" and key == "name" and path):
-                    fail(full, f"missing; expected {spec.expect}")
-                values[key] = spec.default
-                continue
-            value = given[key]
-            if isinstance(value, bool) and bool not in spec.types:
-                fail(full, f"got {value!r}; expected {spec.expect}")
-            if not isinstance(value, spec.types):
-                fail(full, f"got {value!r} ({type(value).__name__}); expected {spec.expect}")
-            if spec.check is not None and not spec.check(value):
-                fail(full, f"got {value!r}; expected {spec.expect}")
-            values[key] = float(value) if float in spec.types and not isinstance(value, bool) else value
-        out[section] = values
+        else:
+            out[section] = _section(section, keys, given, path is not None, fail)
     if out["experiment"]["name"] is None:
         out["experiment"]["name"] = path.stem if path else "experiment"
+    g = _game(out, fail)
+    _check_seats(out, g, fail)
+    _check_agent(out["agent"], g, fail)
+    _check_evolution(out["evolution"], g, fail)
+    return Config(path=path, **out)
+
+
+def _game(out: dict, fail):
+    """The experiment's game with its options."""
     from evolve.games.registry import GAMES, make_game
 
     game = out["experiment"]["game"]
     if game not in GAMES:
         fail("experiment.game", f"got {game!r}; expected one of {', '.join(GAMES)}")
     try:
-        make_game(game, **out["game_options"])
+        return make_game(game, **out["game_options"])
     except UsageError as e:
         fail("game_options", str(e))
+
+
+def _check_seats(out: dict, g, fail) -> None:
+    """Every opponent, validation opponent and teacher is a seat of this game."""
     from evolve.agents.registry import parse_seat
 
-    g = make_game(game, **out["game_options"])
     seats = [(f"{section}.opponents", seat) for section in ("evolution", "benchmark", "imitation")
              for seat in out[section]["opponents"]]
     seats += [("evolution.validation_opponents", seat) for seat in out["evolution"]["validation_opponents"]]
@@ -312,8 +431,10 @@ def validate(data: dict, path: Path | None = None) -> Config:
             parse_seat(seat, g)
         except UsageError as e:
             fail(key, f"seat {seat!r}: {e}")
-    _check_agent(out["agent"], g, fail)
-    ev = out["evolution"]
+
+
+def _check_evolution(ev: dict, g, fail) -> None:
+    """The ``[evolution]`` settings that depend on each other or on the game."""
     if ev["opponent_share"] > 0 and not ev["opponents"]:
         fail("evolution.opponent_share", "is > 0 but evolution.opponents is empty; expected a list of seat strings")
     if ev["common_random_numbers"] and not ev["opponents"]:
@@ -326,10 +447,11 @@ def validate(data: dict, path: Path | None = None) -> Config:
     if left_out:
         fail("evolution.games_per_generation", left_out)
     if ev["max_generations"] < ev["generations"]:
-        fail("evolution.max_generations", f"got {ev['max_generations']}; expected >= evolution.generations ({ev['generations']})")
-    if ev["fitness"] in ("side_points", "side_score") and not make_game(game, **out["game_options"]).partnership:
-        fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or advanced)")
-    return Config(path=path, **out)
+        fail("evolution.max_generations", f"got {ev['max_generations']}; expected >= evolution.generations "
+                                          f"({ev['generations']})")
+    if ev["fitness"] in ("side_points", "side_score") and not g.partnership:
+        fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or "
+                                  "advanced)")
 
 
 def _check_agent(agent: dict, game, fail) -> None:

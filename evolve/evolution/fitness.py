@@ -1,4 +1,5 @@
-"""Fitness kinds (the Spades thesis's simple and advanced fitness, and side figures), computed per seat from a batch of recorded deals.
+"""Fitness kinds (the Spades thesis's simple and advanced fitness, and side figures), computed per seat from a batch of
+recorded deals.
 
 - ``simple``: tricks taken.
 - ``advanced``: for every trick taken, a score of the card that won it,

@@ -47,7 +47,9 @@ def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validat
     fig, ax = plt.subplots(figsize=(9, 5.6), dpi=110)
     if len(gen):
         ax.fill_between(gen, get("min"), get("max"), color="tab:blue", alpha=0.12, label="min-max")
-        ax.fill_between(gen, get("mean") - get("std"), get("mean") + get("std"), color="tab:blue", alpha=0.25, label="mean ± sd")
+        ax.fill_between(
+            gen, get("mean") - get("std"), get("mean") + get("std"), color="tab:blue", alpha=0.25, label="mean ± sd"
+        )
         ax.plot(gen, get("mean"), color="tab:blue", lw=1.2, label="mean")
         ax.plot(gen, get("max"), color="tab:red", lw=1.2, label="best of generation")
         ax.plot(gen, np.maximum.accumulate(get("max")), color="black", lw=1, ls="--", label="best so far")

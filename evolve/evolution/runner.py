@@ -1,4 +1,5 @@
-"""The evolution loop (the Spades thesis's procedure and its extensions; ``docs/evolving.md``) with neat-python-style reporters.
+"""The evolution loop (the Spades thesis's procedure and its extensions; ``docs/evolving.md``) with neat-python-style
+reporters.
 
 ``Evolution(config).run()`` evolves a population of genomes, networks or parametric agents
 alike (``evolve.agents.genomes.evolvable``), with the study's GA, CMA-ES or an OpenAI-style ES, until ``generations``
@@ -101,8 +102,10 @@ class Evolution:
         ev = cfg.evolution
         where = f"{cfg.path or '<config>'}"
         if ev["algorithm"] == "cma" and self.layout.size > cma.MAX_DIMENSION:
-            raise ConfigError(f"{where}: evolution.algorithm: cma on a genome of {self.layout.size} values needs a "
-                              f"{self.layout.size}² covariance matrix; expected ga or es for genomes over {cma.MAX_DIMENSION} values")
+            raise ConfigError(
+                f"{where}: evolution.algorithm: cma on a genome of {self.layout.size} values needs a "
+                f"{self.layout.size}² covariance matrix; expected ga or es for genomes over {cma.MAX_DIMENSION} values"
+            )
         if cfg.imitation["teacher"] and self.arch is None:
             raise ConfigError(f"{where}: imitation.teacher: a warm start by imitation trains networks; expected no "
                               f"teacher for agent.kind = {cfg.agent['kind']!r}")
@@ -142,9 +145,20 @@ class Evolution:
             founders = pop[:1].copy()     # the start point stays a champion candidate
         pop = self.strategy.first(pop, seed)
         strategy = self.strategy.to_arrays()
-        return RunState(generation=0, population=pop, fitness=np.full(len(pop), np.nan),
-                        hof_genome=np.clip(pop[0], -1.0, 1.0), hof_fitness=-np.inf, hof_generation=-1, best_generation=0,
-                        logbook=[], seed=seed, config_hash=self.config.hash(), founders=founders, strategy=strategy)
+        return RunState(
+            generation=0,
+            population=pop,
+            fitness=np.full(len(pop), np.nan),
+            hof_genome=np.clip(pop[0], -1.0, 1.0),
+            hof_fitness=-np.inf,
+            hof_generation=-1,
+            best_generation=0,
+            logbook=[],
+            seed=seed,
+            config_hash=self.config.hash(),
+            founders=founders,
+            strategy=strategy,
+        )
 
     def warm_start(self) -> np.ndarray:
         """Train the imitating genome; its summary goes to ``imitation.json``."""
@@ -244,8 +258,16 @@ class Evolution:
         played = counts > 0
         rate = self.strategy.rate(g)
         f = fitness[played]
-        record = {"gen": g, "max": float(f.max()), "mean": float(f.mean()), "std": float(f.std()), "min": float(f.min()),
-                  "mutation": rate, "rounds": int(counts.sum()), "seconds": round(time.perf_counter() - t0, 4)}
+        record = {
+            "gen": g,
+            "max": float(f.max()),
+            "mean": float(f.mean()),
+            "std": float(f.std()),
+            "min": float(f.min()),
+            "mutation": rate,
+            "rounds": int(counts.sum()),
+            "seconds": round(time.perf_counter() - t0, 4),
+        }
         best = int(np.argmax(np.where(played, fitness, -np.inf)))
         evaluated = np.clip(state.population, -1.0, 1.0)
         order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
@@ -311,7 +333,8 @@ class Evolution:
         for r in self.reporters:
             r.start(self, state)
         try:
-            with make_runner(self.config.parallel["backend"], self.workers, self.config.parallel["scheduler"]) as runner:
+            parallel = self.config.parallel
+            with make_runner(parallel["backend"], self.workers, parallel["scheduler"]) as runner:
                 while not state.finished and not self.done(state):
                     record = self.step(state, runner)
                     for r in self.reporters:
@@ -370,8 +393,15 @@ class Evolution:
         spec = self.member_specs(np.asarray(genome)[None, :])[0]
         out = []
         for opponent in self.validation_opponents:
-            r = play(self.game, seats_against(spec, opponent, self.game), deals, seed + 1_000_003, record=self.config.evolution["fitness"] == "advanced",
-                     workers=self.workers, lockstep=self.config.evolution["evaluation"] == "lockstep")
+            r = play(
+                self.game,
+                seats_against(spec, opponent, self.game),
+                deals,
+                seed + 1_000_003,
+                record=self.config.evolution["fitness"] == "advanced",
+                workers=self.workers,
+                lockstep=self.config.evolution["evaluation"] == "lockstep",
+            )
             out.append(seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64))
         return np.concatenate(out)
 
@@ -385,8 +415,11 @@ class Evolution:
             selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"])
         meta = {**selection, "kind": self.agent.kind, "game": self.game.name, "game_options": played_options(self.game)}
         if self.arch is not None:
-            meta.update(encoding=self.arch.encoding, layers=[self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
-                        bidder=self.config.network["bidder"])
+            meta.update(
+                encoding=self.arch.encoding,
+                layers=[self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
+                bidder=self.config.network["bidder"],
+            )
         else:
             meta.update(init=self.config.agent["init"])
         meta.update({

@@ -6,7 +6,8 @@ drawn so that every member plays equally often (balanced random permutations); w
 that list. The config requires enough tables for every member to play each generation
 (``member_seats``); when the member seats are not a multiple of the population (say a
 population of 7 at four-seat tables), some members play one table more than others, which
-changes only how precisely their mean fitness per round is measured. Deals: every block of four rounds uses one deal; over the block the hands (and
+changes only how precisely their mean fitness per round is measured. Deals: every block of four rounds uses one deal;
+over the block the hands (and
 the dealer) rotate one seat per round, so every seat plays every hand. With ``deals =
 "shared"`` all tables of the generation play the same deals.
 

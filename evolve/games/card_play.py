@@ -6,7 +6,7 @@ rank tables and keeps ``pub`` (the public state) and the per-deal record up to d
 Games differ only in their tables, legality kind, phases before play and scoring.
 
 The agents' card choice is the policy hook ``choose_card``: this module does not know the
-agents. ``play_tricks`` is a template (``evolve.games.template``) that ``evolve.engine``
+agents. ``play_tricks`` is a template (``evolve.games.template``) that ``evolve.runtime.batch``
 specialises with the ``choose_card`` of the agent families a batch seats.
 """
 

@@ -50,7 +50,7 @@ from evolve.games.rules import (
 from evolve.games.state import ALONE, CALLS, MAKER, MODE, PHASE, UPCARD
 from evolve.games.template import policy_hook, template
 
-# supplied by the layer above (evolve.agents.bidding via evolve.engine)
+# supplied by the layer above (evolve.agents.dispatch, bound by evolve.runtime.batch)
 choose_euchre_order = policy_hook("choose_euchre_order", "(kinds, params, seat, rules, hand, pub, rngs) -> bool")
 choose_euchre_call = policy_hook(
     "choose_euchre_call", "(kinds, params, seat, rules, hand, pub, rngs, must_call) -> suit or -1")
@@ -262,7 +262,8 @@ class EuchreProtocol(Protocol):
         if d == "call":
             up = state.upcard // 6
             if state.args["must_call"]:
-                return f"a suit 0..3 other than {up} (the turned card's) in round 2; stick the dealer: the dealer may not pass"
+                return (f"a suit 0..3 other than {up} (the turned card's) in round 2; stick the dealer: the dealer "
+                        "may not pass")
             return f"a suit 0..3 other than {up} (the turned card's) or 4 (pass) in round 2"
         if d == "alone":
             return "the maker's 6 (alone) or 7 (partner) after trump is made"

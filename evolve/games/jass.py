@@ -41,7 +41,7 @@ from evolve.games.rules import (
 from evolve.games.state import CALLS, MAKER, MODE, PUSHED
 from evolve.games.template import policy_hook, template
 
-# supplied by the layer above (evolve.agents.bidding via evolve.engine)
+# supplied by the layer above (evolve.agents.dispatch, bound by evolve.runtime.batch)
 choose_jass_mode = policy_hook("choose_jass_mode", "(kinds, params, seat, rules, hand, pub, rngs, may_push) -> mode")
 
 OBE, UNE = 4, 5

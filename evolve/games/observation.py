@@ -165,7 +165,8 @@ class Observation:
             raise ValueError(f"an observation is a JSON object with keys {', '.join(_FIELDS)}; got {type(d).__name__}")
         unknown = sorted(set(d) - set(_FIELDS))
         if unknown:
-            raise ValueError(f"unknown observation key(s) {', '.join(map(repr, unknown))}; valid keys: {', '.join(_FIELDS)}")
+            raise ValueError(f"unknown observation key(s) {', '.join(map(repr, unknown))}; valid keys: "
+                             f"{', '.join(_FIELDS)}")
         missing = [k for k in ("game", "seat", "dealer", "hand") if k not in d]
         if missing:
             raise ValueError(f"observation is missing {', '.join(missing)}")
@@ -365,8 +366,10 @@ def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls,
     own = int((cards[seats == seat] if len(plays) else cards[:0]).size)
     expect = info.hand_size - own + (1 if decision == "discard" else 0)
     if len(hand_cards) != expect:
-        raise ValueError(f"hand has {len(hand_cards)} cards; seat {seat} should hold {expect} "
-                         f"({info.hand_size} dealt, {own} played" + (", plus the turned card)" if decision == "discard" else ")"))
+        raise ValueError(
+            f"hand has {len(hand_cards)} cards; seat {seat} should hold {expect} "
+            f"({info.hand_size} dealt, {own} played" + (", plus the turned card)" if decision == "discard" else ")")
+        )
     mask = mask_of(np.array(hand_cards, np.int64)) if hand_cards else np.uint64(0)
     if decision == CARD:
         legal = tuple(cards_of(legal_cards(game.rules, mode, mask, pub)))

@@ -4,7 +4,8 @@ A game is described by one flat int64 ``rules`` array holding its integer option
 tables (built once per game and option set in ``evolve.games.<game>``). Every function here is a pure Numba function of
 ``(rules, mode, hand, pub)``; none of them reads another seat's hand.
 
-Tables (read through the accessors below) are indexed by the trump *mode* of the deal (Spades has one mode, Euchre and Sueca
+Tables (read through the accessors below) are indexed by the trump *mode* of the deal (Spades has one mode, Euchre and
+Sueca
 four, Jass six):
 
 - ``suit[mode, card]``: the card's effective suit (Euchre's left bower belongs to trump);

@@ -44,7 +44,7 @@ from evolve.games.rules import (
 from evolve.games.state import BIDS
 from evolve.games.template import policy_hook, template
 
-# supplied by the layer above (evolve.agents.bidding via evolve.engine)
+# supplied by the layer above (evolve.agents.dispatch, bound by evolve.runtime.batch)
 choose_spades_bid = policy_hook(
     "choose_spades_bid", "(kinds, params, seat, rules, hand, pub, rngs, allow_nil, max_bid) -> bid")
 

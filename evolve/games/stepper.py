@@ -46,10 +46,12 @@ class TrickState:
         self.mode = int(mode)
         if not 0 <= self.mode < info.n_modes:
             raise ValueError(
-                f"mode {mode} is invalid for {info.name}; valid modes: 0..{info.n_modes - 1} ({', '.join(info.mode_names)})"
+                f"mode {mode} is invalid for {info.name}; valid modes: 0..{info.n_modes - 1} "
+                f"({', '.join(info.mode_names)})"
             )
         if not 0 <= int(leader) < 4 or not -1 <= int(out_seat) < 4:
-            raise ValueError(f"leader {leader} / out_seat {out_seat} invalid; expected seats 0..3 (out_seat -1 for none)")
+            raise ValueError(f"leader {leader} / out_seat {out_seat} invalid; expected seats 0..3 (out_seat -1 for "
+                             f"none)")
         cards = [int(c) for h in hands for c in h]
         if len(hands) != 4 or len(set(cards)) != len(cards) or any(not 0 <= c < info.n_cards for c in cards):
             raise ValueError(f"hands must be four disjoint lists of card ids 0..{info.n_cards - 1}")

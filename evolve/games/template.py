@@ -14,7 +14,7 @@ the decision through a module-level *hook*::
         card = choose_card(kinds, params, seat, rules, mode, hand, legal, pub, rngs, work)
 
 ``specialise(play_batch, {"game_deal": spades.deal, "choose_card": ...})`` (done by
-``evolve.engine``) copies every template reachable from the root with the hooks bound to
+``evolve.runtime.batch``) copies every template reachable from the root with the hooks bound to
 the given functions and compiles the copies with Numba, ``cache=True``. Only the functions
 bound are compiled in, so an engine for random play never compiles the networks or the
 search. Each copy is named ``<qualname>__<tag>`` where the tag names what was bound into it
@@ -48,7 +48,7 @@ class PolicyHook:
 
     def __call__(self, *args):
         raise RuntimeError(f"policy hook {self.name}{self.signature} is bound when the engine "
-                           "specialises the template (evolve.engine); it cannot be called directly")
+                           "specialises the template (evolve.runtime.batch); it cannot be called directly")
 
     def __repr__(self):
         return f"<policy hook {self.name}>"
@@ -80,7 +80,7 @@ class Template:
 
     def __call__(self, *args):
         raise RuntimeError(f"{self.__module__}.{self.__qualname__} is a template: call the kernel "
-                           "that evolve.engine specialises from it")
+                           "that evolve.runtime.batch specialises from it")
 
     def __repr__(self):
         return f"<template {self.__module__}.{self.__qualname__}>"
@@ -137,7 +137,9 @@ def _tag(names: list[str], bindings: dict) -> str:
     h = hashlib.sha256()
     for n in used:
         b = bindings[n]
-        h.update(f"{n}={b.label if isinstance(b, Bound) else ''}:{_name_of(b.fn if isinstance(b, Bound) else b)};".encode())
+        h.update(
+            f"{n}={b.label if isinstance(b, Bound) else ''}:{_name_of(b.fn if isinstance(b, Bound) else b)};".encode()
+        )
     return "_".join(labels + [h.hexdigest()[:8]])
 
 

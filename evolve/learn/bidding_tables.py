@@ -5,7 +5,8 @@
 
 Plays ``--deals`` deals in the engine with ``record=True``: every seat plays cards with the
 ``--play`` agent and bids with ``--bidder`` (default ``explore``: each bid decision is
-uniformly random with probability ``--epsilon``, else the linear bidder's on the Euchre bidding article's table, so every
+uniformly random with probability ``--epsilon``, else the linear bidder's on the Euchre bidding article's table, so
+every
 bid is tried on every kind of hand while the other seats bid sensibly; the dealer's
 discard is always the linear bidder's). From the recorded plays it measures:
 
@@ -183,7 +184,9 @@ def decision_values(hand, up, suit, ctx, lin, ctxp, v_lin, v_lin_alone, v_ctx, v
                         tc = s
                 v_lin[j] = bl
                 v_ctx[j] = bc
-        lead = 1 if pos == 1 else 0   # alone or not, only the forehand maker leads (pos 3's partner sits out: pos 2 leads)
+        lead = (
+            1 if pos == 1 else 0
+        )  # alone or not, only the forehand maker leads (pos 3's partner sits out: pos 2 leads)
         took = 1 if (rnd == 0 and pos == 2) else 0
         v_lin_alone[j] = eb.hand_value(lin, 0, ph, t)
         v_ctx_alone[j] = eb.context_value(ctxp, 0, ph, tc, 1, lead, took)
@@ -282,8 +285,12 @@ def build_tables(acc: dict, dec: dict, pseudo: float) -> dict:
     out["profiles"], out["outcome"], out["outcome_n"] = profiles, outcome, n
     out["start_profile"] = eb.LAYOUTS["profile"].join({"values": values, "bandwidth": [BANDWIDTH],
                                                        "profiles": profiles, "outcome": outcome})
-    out["thresholds_linear"] = np.concatenate([thr_lin[b] for b in ("order_threshold", "call_threshold", "alone_threshold")])
-    out["thresholds_context"] = np.concatenate([thr_ctx[b] for b in ("order_threshold", "call_threshold", "alone_threshold")])
+    out["thresholds_linear"] = np.concatenate(
+        [thr_lin[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
+    )
+    out["thresholds_context"] = np.concatenate(
+        [thr_ctx[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
+    )
     for name in ("linear", "group", "profile", "context"):
         eb.LAYOUTS[name].check(out[f"start_{name}"], f"measured {name} start vector")
     return out

@@ -10,7 +10,8 @@ then tunes it on the real objective. This is behavioural cloning:
    (``record=True``); every decision of a teacher seat with at least two legal cards is
    replayed and stored as (network input vector, legal outputs, chosen output). The
    teacher sees only its own observation, so does the network.
-2. ``train``: the network's weights (not its direct connections, which stay 0) minimise the cross-entropy of a softmax over the legal
+2. ``train``: the network's weights (not its direct connections, which stay 0) minimise the cross-entropy of a softmax
+over the legal
    outputs (logits ``TEMPERATURE * tanh(output)``, the agent plays the argmax) with Adam
    on minibatches, clamped to [-1, 1] after every step (as the Spades thesis's weights are). BLAS runs on one
    thread, so the result is bit for bit the same for a given seed on a given machine.
@@ -158,7 +159,9 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
     """Collect the teacher's decisions and train a genome on them (``settings`` is the
     config's ``[imitation]`` table); returns the genome and a summary for the run folder."""
     demos = collect(game, arch, settings["teacher"], settings["opponents"], settings["deals"], seed, progress, workers)
-    genome, history = train(arch, demos, settings["epochs"], settings["learning_rate"], settings["batch"], seed, progress)
+    genome, history = train(
+        arch, demos, settings["epochs"], settings["learning_rate"], settings["batch"], seed, progress
+    )
     summary = {"teacher": settings["teacher"], "opponents": settings["opponents"], "deals": settings["deals"],
                "decisions": len(demos), "epochs": settings["epochs"], "history": history}
     return genome, summary

@@ -52,5 +52,6 @@ def play_batch(rules, tables, per_table, params, key, start, n, decks, dealers, 
     (or ``families``, a superset, so that batches of one run share one kernel)."""
     if families is None:
         families = families_of(np.asarray(tables)[..., PLAY_KIND:PLAY_KIND + 4])
-    batch_kernel(int(rules[P_GAME]), families)(rules, tables, per_table, params, key, start, n, decks, dealers, rec, work,
-                                                   int(period))
+    batch_kernel(int(rules[P_GAME]), families)(
+        rules, tables, per_table, params, key, start, n, decks, dealers, rec, work, int(period)
+    )

@@ -3,7 +3,7 @@
 ``Agent.play(obs)`` and ``Agent.bid(obs)`` run the very Numba functions the batch engine
 calls inside ``evolve.play``: ``evolve.agents.dispatch.choose_card`` specialised with the
 agent's family (the same specialisation, hence the same compiled code, as the engine's)
-and the bidding hooks of ``evolve.agents.bidding``. They receive what the engine hands
+and the bidding hooks of ``evolve.agents.dispatch``. They receive what the engine hands
 an agent, rebuilt from the observation by the rules layer
 (``evolve.games.observation.public_state``): the seat, its hand mask, the public-state array
 ``pub``, the seat's random stream and scratch memory. Any registered agent works, with

@@ -12,7 +12,7 @@ all of its deals (``network_layer2_many``, GEMM_M deals per pass, the accumulato
 registers), then each deal picks its card (``network_choose``) and runs on.
 
 Every number is summed in the order ``network_card`` sums it, every deal keeps its own
-random streams (keyed by its index, see ``evolve.engine``) and scratch memory, and the
+random streams (keyed by its index, see ``evolve.games.dealing``) and scratch memory, and the
 order in which deals are served changes nothing else: the results are those of
 ``play_batch``, bit for bit (``tests/test_lockstep.py``).
 
@@ -40,9 +40,11 @@ from evolve.games.template import policy_hook, template
 from evolve.games.trick import open_play, play_card_step
 from evolve.runtime.batch import batch_kernel
 
-# supplied by evolve.engine: the game's phases before and after card play, and the
+# supplied by evolve.runtime.batch: the game's phases before and after card play, and the
 # card choice of every agent family the batch seats
-game_setup = policy_hook("game_setup", "(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i) -> (mode, leader, out)")
+game_setup = policy_hook(
+    "game_setup", "(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i) -> (mode, leader, out)"
+)
 game_finish = policy_hook("game_finish", "(rules, pub, rec, i)")
 choose_card = policy_hook("choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card")
 deal_cards = policy_hook("deal_cards", "(key, index, rngs, deck, decks, row)")
@@ -139,8 +141,9 @@ def play_lockstep_kernel(rules, tables, per_table, params, key, start, n, decks,
             sl = waiting[w]
             s = seat[sl]
             kinds = tables[min(deal[sl] // per_table, n_tables - 1)]
-            card = network_choose(kinds[PLAY_KIND + s], params, lo, s, rules, mode[sl], hands[sl, s], legal[sl], pubs[sl],
-                                  sw[sl])
+            card = network_choose(
+                kinds[PLAY_KIND + s], params, lo, s, rules, mode[sl], hands[sl, s], legal[sl], pubs[sl], sw[sl]
+            )
             seat[sl] = play_card_step(rules, mode[sl], hands[sl], pubs[sl], s, card, legal[sl])
             ready[n_ready] = sl
             n_ready += 1

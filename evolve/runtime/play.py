@@ -181,8 +181,19 @@ def play(
     empty = np.zeros((0, info.n_cards), np.int64)
     bounds = [(a, min(a + CHUNK, n_deals)) for a in range(0, n_deals, CHUNK)] or [(0, 0)]
     jobs = [
-        (g.rules, packed, key, start + a, b - a, given[a:b] if given is not None else empty, dealers[a:b], shape, record,
-         max(s.work_size for s in specs), bool(lockstep) and "network" in families_of([s.play_kind for s in specs]))
+        (
+            g.rules,
+            packed,
+            key,
+            start + a,
+            b - a,
+            given[a:b] if given is not None else empty,
+            dealers[a:b],
+            shape,
+            record,
+            max(s.work_size for s in specs),
+            bool(lockstep) and "network" in families_of([s.play_kind for s in specs]),
+        )
         for a, b in bounds
     ]
     if workers > 1 and len(jobs) > 1:

@@ -186,7 +186,9 @@ class Table:
             if p.new_deal is not None:
                 p.new_deal(self.seed, index)
         # the deal's course through the game's protocol (it keeps ``hands`` up to date)
-        self.deal = self.protocol.start(self.dealer, self.protocol.shown_card(deck, self.dealer, rngs), hands=self.hands)
+        self.deal = self.protocol.start(
+            self.dealer, self.protocol.shown_card(deck, self.dealer, rngs), hands=self.hands
+        )
         self._next()
 
     def _next(self) -> None:

@@ -18,20 +18,36 @@ BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_biddi
                 "search": ("spades", "euchre", "jass")}
 
 BIDDER_OPTIONS = {
-    "bidder": Option("random", "bids and trump calls: random | simple (rule-based) | Euchre table bidders "
-                     "linear | group | profile | context | explore (evolve.agents.bidding.euchre_tables) | graf (Jass: "
-                     "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
-                     "determinized random playouts, evolve.agents.bidding.search)", tuple(BIDDERS)),
-    "bid_start": Option("auto", "Euchre table bidders: start vector default (the Euchre bidding article's table) | bulk (shipped measured "
-                        "tables) | auto (linear: default, others: bulk)", ("auto", "default", "bulk")),
+    "bidder": Option(
+        "random",
+        "bids and trump calls: random | simple (rule-based) | Euchre table bidders "
+        "linear | group | profile | context | explore (evolve.agents.bidding.euchre_tables) | graf (Jass: "
+        "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
+        "determinized random playouts, evolve.agents.bidding.search)",
+        tuple(BIDDERS),
+    ),
+    "bid_start": Option(
+        "auto",
+        "Euchre table bidders: start vector default (the Euchre bidding article's table) | bulk (shipped measured "
+        "tables) | auto (linear: default, others: bulk)",
+        ("auto", "default", "bulk"),
+    ),
     "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),
     "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
     "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
     "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
-    "bid_iterations": Option(search_bidding.DEFAULT_ITERATIONS, "search bidder: playouts per bid or trump call "
-                             "(one determinization each)", kind=int, minimum=1),
-    "bid_c": Option(round(search_bidding.DEFAULT_C, 6), "search bidder: UCB1 exploration constant on rewards in "
-                    "[0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "bid_iterations": Option(
+        search_bidding.DEFAULT_ITERATIONS,
+        "search bidder: playouts per bid or trump call (one determinization each)",
+        kind=int,
+        minimum=1,
+    ),
+    "bid_c": Option(
+        round(search_bidding.DEFAULT_C, 6),
+        "search bidder: UCB1 exploration constant on rewards in [0, 1] (default sqrt 2)",
+        kind=float,
+        minimum=0.0,
+    ),
 }
 
 

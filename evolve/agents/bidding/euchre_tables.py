@@ -110,7 +110,8 @@ def _values_block(describe: str) -> Block:
 
 def _thresholds(order_hi=5.0) -> tuple[Block, ...]:
     return (
-        Block("order_threshold", (4,), 0.0, order_hi, "round 1: order up when value >= this, by pos = (seat - dealer) % 4"),
+        Block("order_threshold", (4,), 0.0, order_hi, "round 1: order up when value >= this, by pos = (seat - dealer) "
+                                                      "% 4"),
         Block("call_threshold", (4,), 0.0, order_hi, "round 2: name the best suit when value >= this, by pos"),
         Block("alone_threshold", (1,), 0.0, 6.0, "go alone when the value under trump >= this"),
     )
@@ -450,7 +451,7 @@ def order(kind, params, lo, hi, seat, hand, pub, rngs):
 
 # ----------------------------------------------------------------------------- the simple rule
 # The ``simple`` bidder (the article's values, scalar thresholds): here so that the engine's
-# bidding (evolve.agents.bidding) and the search bidder's playouts share one implementation.
+# bidding (evolve.agents.dispatch) and the search bidder's playouts share one implementation.
 
 SIMPLE_VALUES = (SPEC_TABLE / SPEC_UNIT).ravel().copy()     # indexed by rel_index
 

@@ -128,7 +128,7 @@ _RULE_OF_THUMB = SPADES_RULE_OF_THUMB.copy()
 JASS_PUSH = 6
 EUCHRE_PASS = -1
 
-# the simple Euchre bidder's default thresholds (expected tricks; evolve.agents.bidding)
+# the simple Euchre bidder's default thresholds (expected tricks; evolve.agents.dispatch)
 _ORDER_AT, _CALL_AT, _ALONE_AT = 2.6, 2.6, 4.2
 
 
@@ -314,7 +314,7 @@ def _sim_spades(rules, pub, seat, iw, p, rngs, move, allow_nil):
 
 
 @njit(cache=True)
-def search_bid_impl(decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, a2, work):
+def search_bid_impl(decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, a2, work):  # noqa: C901 (one kernel)
     """The call (in the hook's own encoding), or a negative error code."""
     n_iter = np.int64(params[lo]) if hi > lo else DEFAULT_ITERATIONS
     c_ucb = params[lo + 1] if hi > lo + 1 else DEFAULT_C
@@ -437,7 +437,7 @@ def _decide(decision, kinds_lo, kinds_hi, params, seat, rules, hand, pub, rngs, 
 
 
 # ----------------------------------------------------------------------------- hooks
-# Called from the choose_* functions of evolve.agents.bidding when the seat's bidder kind
+# Called from the choose_* functions of evolve.agents.dispatch when the seat's bidder kind
 # is BID_SEARCH; lo, hi = kinds[BID_LO + seat], kinds[BID_HI + seat].
 
 

@@ -10,8 +10,9 @@ Jass trump choice (bidder kind ``BID_JASS_TABLE``). A mode's score from the hand
   suit, plus ``obe_rank[r]`` / ``une_rank[r]`` for every card;
 - push (forehand only): ``push_score``.
 The highest score wins (ties to the lower mode, push last). After a push the partner adds
-``partner_offset[mode]`` to each mode's score. With the "ranked" numbers (the Jass paper's Ranked RB rule as ``docs/agents.md`` gives it) (start
-``default``) it plays exactly as the ``simple`` bidder; with Graf's table (start ``graf``,
+``partner_offset[mode]`` to each mode's score. With the "ranked" numbers (start ``default``;
+the Jass paper's Ranked RB rule as ``docs/agents.md`` gives it) it plays exactly as the
+``simple`` bidder; with Graf's table (start ``graf``,
 and the registered baseline ``bidder=graf``) it is the Graf heuristic: per-card scores,
 push when the best mode scores at most 68.
 
@@ -166,7 +167,12 @@ _RULE_OF_THUMB = {
 }
 SPADES_RULE_OF_THUMB = SPADES_LAYOUT.join(_RULE_OF_THUMB)
 _S = SPADES_LAYOUT.offsets
-_SIDE_H, _SHORT, _SPADE_H, _SPADE_N = _S["side_honour"][0], _S["short_suit"][0], _S["spade_honour"][0], _S["spade_length"][0]
+_SIDE_H, _SHORT, _SPADE_H, _SPADE_N = (
+    _S["side_honour"][0],
+    _S["short_suit"][0],
+    _S["spade_honour"][0],
+    _S["spade_length"][0],
+)
 _BIAS, _ROUND, _NIL_BELOW, _NIL_TOP = _S["bias"][0], _S["round_offset"][0], _S["nil_below"][0], _S["nil_top_spade"][0]
 
 

@@ -47,7 +47,9 @@ class ParametricKind:
     layout: Callable[[object], Layout]
     starts: dict[str, Callable[[object], np.ndarray]]
     games: tuple[str, ...] = ALL_GAMES
-    params: Callable[[object, np.ndarray], np.ndarray] = field(default=lambda game, genome: np.asarray(genome, np.float64))
+    params: Callable[[object, np.ndarray], np.ndarray] = field(
+        default=lambda game, genome: np.asarray(genome, np.float64)
+    )
 
 
 PARAMETRIC: dict[str, ParametricKind] = {}

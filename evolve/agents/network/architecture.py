@@ -131,7 +131,9 @@ def _w1_ids(w1: np.ndarray, scale: np.ndarray) -> np.ndarray:
     words = np.ascontiguousarray(w1).view(np.uint64)      # rows hold n_in x padded(n_h1) words: even
     mult = _ID_MULTIPLIERS.get(words.shape[1])
     if mult is None:
-        mult = np.random.default_rng(0x1D5).integers(0, 2**63, words.shape[1], dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+        mult = np.random.default_rng(0x1D5).integers(0, 2**63, words.shape[1], dtype=np.uint64) * np.uint64(
+            2
+        ) + np.uint64(1)
         _ID_MULTIPLIERS[words.shape[1]] = mult
     with np.errstate(over="ignore"):
         h = (words * mult).sum(axis=1, dtype=np.uint64)

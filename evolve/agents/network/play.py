@@ -254,7 +254,7 @@ def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
 
 
 @njit(cache=True, inline="always")
-def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals):
+def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals):  # noqa: C901 (one kernel)
     """The rows (and input values) to add to the seat's record ``acc`` to get the current
     first-layer sum, and whether ``acc`` must be cleared first; updates the record's input
     state. Returns (number of rows, from scratch)."""

@@ -105,7 +105,9 @@ def dot_block(typingctx, x, W, wofs, nv):
         def at(base, ofs):
             return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vec.as_pointer())
 
-        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32")
+        fma = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32"
+        )
         acc = cgutils.alloca_once_value(builder, ir.Constant(vec, [0.0] * LANES))
         with cgutils.for_range(builder, nv_) as loop:
             o = builder.mul(loop.index, ir.Constant(_I64, LANES))
@@ -116,7 +118,9 @@ def dot_block(typingctx, x, W, wofs, nv):
         width = LANES
         while width > 1:
             width //= 2
-            hi = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(_I32, LANES), [(j + width) % LANES for j in range(LANES)]))
+            hi = builder.shuffle_vector(
+                v, v, ir.Constant(ir.VectorType(_I32, LANES), [(j + width) % LANES for j in range(LANES)])
+            )
             v = builder.fadd(v, hi)
         return builder.extract_element(v, ir.Constant(_I32, 0))
 
@@ -149,7 +153,9 @@ def gemm_rows(typingctx, X, xofs, m, n, W, wofs, ld, b, bofs, Y, yofs, ycol, nv)
         bp = _data(context, builder, ta[7], ba)
         yp = _data(context, builder, ta[9], ya)
         yo = _data(context, builder, ta[10], yoa)
-        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32")
+        fma = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32"
+        )
         splat_mask = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
         accs = [[cgutils.alloca_once(builder, vec) for _ in range(GEMM_K)] for _ in range(GEMM_M)]
 

@@ -15,7 +15,8 @@ Kinds and parameter vectors (``params[lo:hi]``):
   determinizations are used for every legal card (common random numbers).
 - ``KIND_DMCTS`` (31): ``[determinizations D, iterations I, c, ticks]``: per determinization a
   perfect-information UCT tree of I iterations (random rollouts, returns normalised to
-  [0, 1], UCB1 with exploration c; a time budget is split evenly over the D trees); the trees are combined by summing each root move's
+  [0, 1], UCB1 with exploration c; a time budget is split evenly over the D trees); the trees are combined by summing
+  each root move's
   visit-weighted score N x Q (= its total return) and the best sum is played.
 - ``KIND_ISMCTS`` (32): ``[iterations I, c, ticks]``: single-observer ISMCTS (Cowling, Powley &
   Whitehouse 2012): one tree over the observer's information sets, a fresh determinization

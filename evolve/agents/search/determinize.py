@@ -252,7 +252,7 @@ def _rows(iw, base, k, r0, r1, r2, r3, r4, z):
 
 
 @kernel
-def det_prepare(rules, mode, seat, hand, pub, iw, base):
+def det_prepare(rules, mode, seat, hand, pub, iw, base):  # noqa: C901 (one kernel)
     """Work out the consistent set of deals for ``seat`` (see the module docstring) and
     build the counting tables in ``iw[base:base+DET_SIZE]``. Returns the number of
     consistent deals (>= 1; raises if the observation is inconsistent)."""

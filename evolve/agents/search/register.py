@@ -168,7 +168,11 @@ ROLLOUT = Option("random", "card-play agent of every seat in the playouts: rando
                  "rule-based agent or champion:PATH; a seat string with options goes in parentheses, e.g. "
                  "rollout=(markov:tau=0.3)", kind=str)
 MC_OPTIONS = {
-    "variant": Option("extra", "normal: best single playout | average: best mean, 1 playout | extra: best mean of K playouts", MC_VARIANTS),
+    "variant": Option(
+        "extra",
+        "normal: best single playout | average: best mean, 1 playout | extra: best mean of K playouts",
+        MC_VARIANTS,
+    ),
     "shuffles": Option(50, "determinizations S per decision (shared by all legal cards)", kind=int, minimum=1),
     "playouts": Option(2, "random playouts K per card and determinization (average: 1)", kind=int, minimum=1),
     "rollout": ROLLOUT,
@@ -178,17 +182,25 @@ MC_OPTIONS = {
 DMCTS_OPTIONS = {
     "determinizations": Option(10, "determinizations D, one UCT tree each", kind=int, minimum=1),
     "iterations": Option(100, "UCT iterations I per tree", kind=int, minimum=1),
-    "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "c": Option(
+        math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0
+    ),
     "rollout": ROLLOUT,
-    "value": Option("", "value network (value.npz of python -m evolve.value): playouts stop after depth cards and "
-                    "the network scores the position for every seat (empty: play to the end)", kind=str),
+    "value": Option(
+        "",
+        "value network (value.npz of python -m evolve.value): playouts stop after depth cards and "
+        "the network scores the position for every seat (empty: play to the end)",
+        kind=str,
+    ),
     "depth": Option(8, "with value=: cards played (tree and playout) before the network scores", kind=int, minimum=1),
     "seconds": SECONDS,
     **SEARCH_BIDDER_OPTIONS,
 }
 ISMCTS_OPTIONS = {
     "iterations": Option(100, "iterations (one determinization each)", kind=int, minimum=1),
-    "c": Option(math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0),
+    "c": Option(
+        math.sqrt(2.0), "UCB exploration constant on returns in [0, 1] (default sqrt 2)", kind=float, minimum=0.0
+    ),
     "rollout": ROLLOUT,
     "seconds": SECONDS,
     **SEARCH_BIDDER_OPTIONS,
@@ -207,14 +219,32 @@ MAXVALUE_OPTIONS = {
 def _register_all() -> None:
     entries = (
         AgentDef("mc", "flat Monte Carlo over exact determinizations (the Sueca thesis)", _make_mc, MC_OPTIONS),
-        AgentDef("dmcts", "determinized UCT, trees combined by visit-weighted scores (the Jass paper)", _make_dmcts, DMCTS_OPTIONS),
+        AgentDef(
+            "dmcts",
+            "determinized UCT, trees combined by visit-weighted scores (the Jass paper)",
+            _make_dmcts,
+            DMCTS_OPTIONS,
+        ),
         AgentDef("ismcts", "single-observer information-set MCTS (the Jass paper)", _make_ismcts, ISMCTS_OPTIONS),
-        AgentDef("maxvalue", "the card whose position after the trick has the best mean value-network score over N "
-                 "determinizations", _make_maxvalue, MAXVALUE_OPTIONS),
-        AgentDef("perfect_mc", "PERFECT INFORMATION (an upper bound, sees every hand): mc whose playouts all start "
-                 "from the true deal", _make_perfect_mc, MC_OPTIONS),
-        AgentDef("perfect_dmcts", "PERFECT INFORMATION (an upper bound, sees every hand): dmcts whose trees all "
-                 "search the true deal (determinizations=1: one UCT tree)", _make_perfect_dmcts, DMCTS_OPTIONS),
+        AgentDef(
+            "maxvalue",
+            "the card whose position after the trick has the best mean value-network score over N determinizations",
+            _make_maxvalue,
+            MAXVALUE_OPTIONS,
+        ),
+        AgentDef(
+            "perfect_mc",
+            "PERFECT INFORMATION (an upper bound, sees every hand): mc whose playouts all start from the true deal",
+            _make_perfect_mc,
+            MC_OPTIONS,
+        ),
+        AgentDef(
+            "perfect_dmcts",
+            "PERFECT INFORMATION (an upper bound, sees every hand): dmcts whose trees all "
+            "search the true deal (determinizations=1: one UCT tree)",
+            _make_perfect_dmcts,
+            DMCTS_OPTIONS,
+        ),
     )
     for agent in entries:
         if agent.name not in AGENTS:

@@ -151,7 +151,7 @@ class ValueNet:
         return int(self.w1.shape[1])
 
     def params(self) -> np.ndarray:
-        """The float64 parameter vector the Numba code reads (``value_core``)."""
+        """The float64 parameter vector the Numba code reads (``value_of`` above)."""
         return np.concatenate([[self.n_in, self.n_hidden], self.w1.ravel(), self.b1, self.w2, [self.b2]]).astype(
             np.float64)
 
@@ -190,7 +190,8 @@ def load_value(path: str | Path, game=None) -> ValueNet:
             raise UsageError(f"value network {str(path)!r} was trained for {name}, not {game.name}")
         want = int(n_features(game.rules))
         if n_in != want:
-            raise UsageError(f"value network {str(path)!r} has {n_in} inputs; {game.name} with these options needs {want}")
+            raise UsageError(f"value network {str(path)!r} has {n_in} inputs; {game.name} with these options needs "
+                             f"{want}")
     rest = {k: v for k, v in meta.items() if k not in ("format", "game", "game_options", "n_in", "n_hidden")}
     return ValueNet(name, options, *(np.asarray(data[k], np.float64) for k in ("w1", "b1", "w2")),
                     float(data["b2"][0]), rest)
