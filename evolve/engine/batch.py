@@ -18,14 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.games.bits import N_STREAMS
+from evolve.games.card_play import play_deal
 from evolve.games.dealing import deal_cards
 from evolve.games.rules import (
     P_N_CARDS,
 )
 from evolve.games.state import PUB_SIZE, reset_pub
-from evolve.games.template import policy_hook, template
-
-game_deal = policy_hook("game_deal", "(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i)")
+from evolve.games.template import template
 
 
 @template(nogil=True)   # lets the parent's executor threads run while it plays a chunk too
@@ -50,5 +49,5 @@ def play_batch_kernel(rules, tables, per_table, params, key, start, n, decks, de
         kinds = tables[min(j // per_table, tables.shape[0] - 1)]
         reset_pub(pub, dealer)
         rec.dealer[j] = dealer
-        game_deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
+        play_deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, j)
 

@@ -1,13 +1,16 @@
 """The one trick engine every game plays on.
 
-``play_tricks`` runs the card-play phase of a deal: it asks each active seat's agent for a
-card given only that seat's observation, checks legality, resolves tricks with the game's
-rank tables and keeps ``pub`` (the public state) and the per-deal record up to date.
-Games differ only in their tables, legality kind, phases before play and scoring.
+``play_deal`` plays a deal: the game's ``setup`` (the deal and its calls), ``play_tricks``
+and the game's ``finish``. ``play_tricks`` runs the card-play phase: it asks each active
+seat's agent for a card given only that seat's observation, checks legality, resolves
+tricks with the game's rank tables and keeps ``pub`` (the public state) and the per-deal
+record up to date. Games differ only in their tables, legality kind, phases before play
+and scoring.
 
-The agents' card choice is the policy hook ``choose_card``: this module does not know the
-agents. ``play_tricks`` is a template (``evolve.games.template``) that ``evolve.runtime.batch``
-specialises with the ``choose_card`` of the agent families a batch seats.
+The game's phases and the agents' card choice are policy hooks (``game_setup``,
+``game_finish``, ``choose_card``): this module knows neither the games' modules nor the
+agents. Both functions are templates (``evolve.games.template``) that
+``evolve.runtime.batch`` specialises per game and per set of agent families.
 """
 
 from __future__ import annotations
@@ -33,6 +36,10 @@ from evolve.games.trick import finish_trick, note_play, start_trick
 
 # ``hands`` is all four hands: the layer above passes only ``hands[seat]`` to every agent
 # family except the explicitly perfect-information one (see evolve.agents.dispatch)
+# each game's phases before and after the card play (its module's ``setup`` and ``finish``)
+game_setup = policy_hook(
+    "game_setup", "(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i) -> (mode, leader, out)")
+game_finish = policy_hook("game_finish", "(rules, pub, rec, i)")
 choose_card = policy_hook(
     "choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card from legal")
 
@@ -95,6 +102,16 @@ def play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led):
     hands[seat] = hand & ~bit(card)
     note_play(rules, mode, pub, seat, card, q, led)
     return card
+
+
+@template(_nrt=False)
+def play_deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
+    """Play one deal: the game's ``setup`` (the deal and its calls; mode -1: passed out,
+    nothing to play), every trick, the game's ``finish`` (the record and the scores)."""
+    mode, leader, out = game_setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
+    if mode >= 0:
+        play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
+        game_finish(rules, pub, rec, i)
 
 
 @template(_nrt=False)

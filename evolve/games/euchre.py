@@ -25,7 +25,7 @@ from numba import njit
 
 from evolve.core.errors import checked_int
 from evolve.games.bits import bit, has
-from evolve.games.card_play import play_tricks, record_play
+from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
 from evolve.games.info import GameInfo
 from evolve.games.options import Option
@@ -113,15 +113,6 @@ def score_deal(tricks, maker, alone, score):
         score[side] = 1 if taken < 5 else (4 if alone else 2)
     else:
         score[1 - side] = 2
-
-
-@template(_nrt=False)
-def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
-    """Play one Euchre deal: bidding, discard, going alone, five tricks, scoring."""
-    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
-    if mode >= 0:
-        play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
-        finish(rules, pub, rec, i)
 
 
 @template(_nrt=False, inline="always")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.card_play import play_tricks, record_play
+from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
 from evolve.games.info import GameInfo
 from evolve.games.options import Option
@@ -101,14 +101,6 @@ def score_deal(rules, mode, tricks, points, score):
         if bonus > 0 and tricks[side] + tricks[side + 2] == 9:
             points[side] += bonus
         score[side] = points[side] * multiplier_of(rules, mode)
-
-
-@template(_nrt=False)
-def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
-    """Play one Schieber deal: trump declaration with push, nine tricks, scoring."""
-    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
-    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
-    finish(rules, pub, rec, i)
 
 
 @template(_nrt=False, inline="always")

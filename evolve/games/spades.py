@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.card_play import play_tricks, record_play
+from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
 from evolve.games.info import GameInfo
 from evolve.games.options import Option
@@ -128,14 +128,6 @@ def score_deal(rules, bids, tricks, score, bags):
                 bags[side] = taken - contract
             else:
                 score[side] = -10 * contract + nil
-
-
-@template(_nrt=False)
-def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
-    """Play one Spades deal: bidding (if any), thirteen tricks, scoring."""
-    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
-    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
-    finish(rules, pub, rec, i)
 
 
 @template(_nrt=False, inline="always")

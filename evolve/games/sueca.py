@@ -19,7 +19,7 @@ from numba import njit
 
 from evolve.core.errors import checked_int
 from evolve.games.bits import DEAL_STREAM, below
-from evolve.games.card_play import play_tricks, record_play
+from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
 from evolve.games.info import GameInfo
 from evolve.games.options import Option
@@ -90,14 +90,6 @@ def score_deal(tricks, points, score):
     ``tricks`` per seat. The engine's deal and ``evolve.runtime.session`` both score with it."""
     for side in range(2):
         score[side] = game_points(points[side], tricks[side] + tricks[side + 2])
-
-
-@template(_nrt=False)
-def deal(rules, deck, dealer, kinds, params, rngs, work, hands, pub, rec, i):
-    """Play one Sueca deal: trump from the dealer's card (or a random card), ten tricks."""
-    mode, leader, out = setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i)
-    play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out)
-    finish(rules, pub, rec, i)
 
 
 @template(_nrt=False, inline="always")

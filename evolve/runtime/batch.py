@@ -36,7 +36,7 @@ def batch_kernel(game: int, families=(), root=None):
             if k is None:
                 module = KERNELS[int(game)]
                 name = module.INFO.name
-                bindings = {"game_deal": Bound(name, module.deal), "game_setup": Bound(name, module.setup),
+                bindings = {"game_setup": Bound(name, module.setup),
                             "game_finish": Bound(name, module.finish), "deal_cards": deal_cards,
                             **card_bindings(fams), **BIDDING_HOOKS}
                 k = specialise(root, bindings)
