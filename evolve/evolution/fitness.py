@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from evolve.games.trick import next_active
+
 DATA = Path(__file__).resolve().parent / "data" / "advanced_fitness.npz"
 KINDS = ("simple", "advanced", "side_points", "side_score")
 
@@ -56,12 +58,8 @@ def advanced_table(game: str) -> np.ndarray:
 def _seat_at(leader, q, out_seat):
     """Seat of the q-th card of a trick led by ``leader`` (skipping ``out_seat``)."""
     seat = leader
-    for _ in range(q + 1):
-        if seat == out_seat:
-            seat = (seat + 1) % 4
-        if _ == q:
-            return seat
-        seat = (seat + 1) % 4
+    for _ in range(q):
+        seat = next_active(seat, out_seat)
     return seat
 
 

@@ -32,7 +32,7 @@ from evolve.games.state import (
     TRICKS_WON,
 )
 from evolve.games.template import policy_hook, template
-from evolve.games.trick import finish_trick, note_play, start_trick
+from evolve.games.trick import finish_trick, next_active, note_play, start_trick
 
 # ``hands`` is all four hands: the layer above passes only ``hands[seat]`` to every agent
 # family except the explicitly perfect-information one (see evolve.agents.dispatch)
@@ -129,9 +129,7 @@ def play_tricks(rules, mode, kinds, params, hands, pub, rngs, work, leader, out_
         led = suit_of(rules, mode, lead)
         seat = leader
         for q in range(1, n_active):
-            seat = (seat + 1) % 4
-            if seat == out_seat:
-                seat = (seat + 1) % 4
+            seat = next_active(seat, out_seat)
             play_card(rules, mode, kinds, params, hands, pub, rngs, work, seat, q, led)
         leader = finish_trick(rules, mode, pub, t, n_active)
 

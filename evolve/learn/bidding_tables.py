@@ -46,6 +46,7 @@ from numba import njit
 from evolve.agents.bidding import euchre_tables as eb
 from evolve.core.errors import UsageError
 from evolve.core.files import atomic_write
+from evolve.games.trick import next_active
 
 CHUNK = 1 << 15   # deals per engine call (the progress bar moves per chunk)
 GRID = (4, 3, 8)     # profile grid levels: other, shadow, trump totals
@@ -75,9 +76,7 @@ def tally(plays, leaders, winners, trump, maker, alone, first_leader, dealer, ca
             seat = leaders[i, tr]
             for q in range(na):
                 if q > 0:
-                    seat = (seat + 1) % 4
-                    if seat == out:
-                        seat = (seat + 1) % 4
+                    seat = next_active(seat, out)
                 k = cnt[seat]
                 cards[seat, k] = plays[i, tr * na + q]
                 won[seat, k] = 1 if seat == winners[i, tr] else 0
