@@ -38,18 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         "--generations", type=int, help="run exactly this many generations (overrides generations, patience stop)"
     )
     p.add_argument("--seed", type=int, help="override experiment.seed")
-    p.add_argument("--workers", type=int, help="override parallel.workers (results do not depend on it)")
+    p.add_argument("--workers", type=int, help="override parallel.workers: processes, 0 for every core (results do "
+                   "not depend on it)")
     p.add_argument("--out", help="run folder (default populations/<experiment>; plots go to <out>/plots)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-benchmark", action="store_true", help="skip the final benchmark")
     args = p.parse_args(argv)
 
-    from evolve.evaluate.benchmark import (
-        against_founder,
-        benchmark,
-        render,
-        render_against_founder,
-    )
     from evolve.evolution.config import load_config
     from evolve.evolution.runner import Evolution, RunInterrupted
 
@@ -62,13 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.seed < 0:
             raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
         cfg = cfg.with_overrides(experiment={"seed": args.seed})
-    if args.workers is not None and args.workers <= 0:
-        raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers} is invalid; expected a non-negative integer (0: every core)")
     out = Path(args.out) if args.out else None
     evo = Evolution(cfg, run_dir=out, plot_dir=(out / "plots") if out else None, workers=args.workers,
-                    progress=not args.no_progress and sys.stderr.isatty() or False)
-    if not args.no_progress and not sys.stderr.isatty():
-        evo.reporters[0].enabled = True
+                    progress=not args.no_progress)
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other: continue the run, or start anew")
     signal.signal(signal.SIGTERM, _interrupt)
@@ -87,28 +80,43 @@ def main(argv: list[str] | None = None) -> int:
           f"(generation {state.hof_generation}); champion {path}; curves {evo.plot_dir / 'fitness.png'}")
     deals = cfg.benchmark["deals"]
     if deals and not args.no_benchmark:
-        spec = champion.spec("champion")
-        rows = benchmark(spec, evo.game, cfg.benchmark["opponents"], deals, cfg.experiment["seed"] + 1, evo.workers,
-                         cfg.evolution["evaluation"] == "lockstep")
-        (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
-        print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
-        print(render(rows, evo.game))
-        if state.founders is not None and not np.array_equal(evo.natural(state.founders[:1])[0], champion.genome):
-            founder = evo.member_specs(state.founders[:1])[0]
-            extra = against_founder(
-                spec,
-                founder,
-                evo.game,
-                cfg.benchmark["opponents"],
-                deals,
-                cfg.experiment["seed"] + 2,
-                evo.workers,
-                cfg.evolution["evaluation"] == "lockstep",
-            )
-            (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")
-            print(f"\nwhat evolution added: champion vs its warm-start founder, {deals} paired deals each:")
-            print(render_against_founder(extra, evo.game))
+        _benchmark(evo, state, champion, deals, not args.no_progress)
     return 0
+
+
+def _benchmark(evo, state, champion, deals: int, progress: bool) -> None:
+    """The champion against the benchmark opponents and, after a warm start, against its
+    founder on the same deals (what evolution added); tables on stdout, JSON in the run folder."""
+    from evolve.core.progress import progress_line
+    from evolve.evaluate.benchmark import against_founder, benchmark, render, render_against_founder
+
+    cfg = evo.config
+    opponents = cfg.benchmark["opponents"]
+    lockstep = cfg.evolution["evaluation"] == "lockstep"
+    spec = champion.spec("champion")
+    founder = None
+    if state.founders is not None and not np.array_equal(evo.natural(state.founders[:1])[0], champion.genome):
+        founder = evo.member_specs(state.founders[:1])[0]
+    steps = len(opponents) * (3 if founder is not None else 1)
+    with progress_line(f"{cfg.name}: benchmarking the champion, {deals} deals per opponent", steps, "table",
+                       enabled=progress) as bar:
+        rows = []
+        for opponent in opponents:
+            rows += benchmark(spec, evo.game, [opponent], deals, cfg.experiment["seed"] + 1, evo.workers, lockstep,
+                              evo.engine_families)
+            bar.update(1)
+        extra = []
+        for opponent in opponents if founder is not None else []:
+            extra += against_founder(spec, founder, evo.game, [opponent], deals, cfg.experiment["seed"] + 2,
+                                     evo.workers, lockstep, evo.engine_families)
+            bar.update(2)
+    (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
+    print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
+    print(render(rows, evo.game))
+    if founder is not None:
+        (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")
+        print(f"\nwhat evolution added: champion vs its warm-start founder, {deals} paired deals each:")
+        print(render_against_founder(extra, evo.game))
 
 
 def _interrupt(signum, frame):

@@ -11,6 +11,9 @@ valid across processes.
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import threading
+from contextlib import contextmanager
 from types import FunctionType
 from typing import Callable
 
@@ -20,28 +23,73 @@ from llvmlite import ir
 from numba import carray, cfunc, types
 from numba.extending import intrinsic
 
+#: every callback slot of the package, by symbol (``evolve.runtime.precompile`` compiles them by name)
+SLOTS: dict[str, "CallbackSlot"] = {}
+_deferred = threading.local()
+
+
+@contextmanager
+def compiles_deferred():
+    """Within the block ``ensure_compiled`` compiles nothing: it adds the slot's symbol to
+    the set this yields. Seats are parsed so to learn which callbacks a run needs, which
+    ``evolve.runtime.precompile`` then compiles side by side."""
+    outer = getattr(_deferred, "wanted", None)
+    wanted: set[str] = set()
+    _deferred.wanted = wanted
+    try:
+        yield wanted
+    finally:
+        _deferred.wanted = outer
+        if outer is not None:
+            outer |= wanted
+
 
 class CallbackSlot:
-    """The slot ``symbol`` holding the address of the callback ``make()`` builds."""
+    """The slot ``symbol`` holding the address of the C callback compiled from the Python
+    function ``source()`` returns, with the Numba signature ``c_signature``. ``what`` names
+    it in compile notices (with an estimate of its compile time in ``seconds``)."""
 
-    def __init__(self, symbol: str, ctypes_signature, make: Callable):
+    def __init__(self, symbol: str, ctypes_signature, c_signature, source: Callable, what: str, seconds: float):
         self.symbol = symbol
         self.signature = ctypes_signature
-        self.make = make
+        self.c_signature = c_signature
+        self.source = source
+        self.what = what
+        self.seconds = seconds
         self.callback = None
         self.slot = ctypes.c_int64(0)
         self.trampoline = ctypes_signature(self._lazy)
         self.slot.value = ctypes.cast(self.trampoline, ctypes.c_void_p).value
         llvm.add_symbol(symbol, ctypes.addressof(self.slot))
+        SLOTS[symbol] = self
+
+    def make(self):
+        """Compile the callback (or load it from Numba's cache)."""
+        return cfunc(self.c_signature, cache=True, nopython=True)(self.source())
 
     def ensure_compiled(self) -> int:
         """Compile (or load from the cache) the callback and point the slot at it; returns
-        its address. Call it where a compile is expected (building a seat) rather than let
-        the trampoline do it mid-engine."""
+        its address (0 inside ``compiles_deferred``). Call it where a compile is expected
+        (building a seat) rather than let the trampoline do it mid-engine."""
         if self.callback is None:
+            wanted = getattr(_deferred, "wanted", None)
+            if wanted is not None:
+                wanted.add(self.symbol)
+                return 0
             self.callback = self.make()
             self.slot.value = self.callback.address
         return self.callback.address
+
+    def cached(self) -> bool:
+        """Whether Numba's cache holds this callback for this machine (loading it then
+        compiles nothing)."""
+        if self.callback is not None:
+            return True
+        from numba.core.caching import FunctionCache
+        from numba.core.registry import cpu_target
+
+        return index_has(FunctionCache(self.source()), cpu_target.target_context.codegen().magic_tuple(),
+                         self.source().__code__.co_code)
 
     def _lazy(self, *args):
         return self.signature(self.ensure_compiled())(*args)
@@ -103,7 +151,18 @@ def _card_template(kind, params_p, n_params, lo, hi, seat, rules_p, n_rules, mod
     return impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)  # noqa: F821
 
 
-def card_slot(symbol: str, impl, name: str) -> tuple[CallbackSlot, Callable]:
+def index_has(cache, magic: tuple, code: bytes) -> bool:
+    """Whether Numba's cache index of a function holds an entry for this machine (``magic``,
+    the target's ``codegen().magic_tuple()``) and this bytecode; False when unreadable."""
+    digest = hashlib.sha256(code).hexdigest()
+    try:
+        index = cache._cache_file._load_index()
+    except Exception:       # a missing, foreign or damaged index: not cached
+        return False
+    return any(len(key) > 2 and key[1] == magic and key[2][0] == digest for key in index)
+
+
+def card_slot(symbol: str, impl, name: str, what: str, seconds: float) -> tuple[CallbackSlot, Callable]:
     """The slot ``symbol`` of a card-play callback that calls the kernel ``impl(kind,
     params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)``, and the intrinsic
     ``name`` that kernels use to call it.
@@ -113,17 +172,17 @@ def card_slot(symbol: str, impl, name: str) -> tuple[CallbackSlot, Callable]:
     per-process id) into the cache key, and a name of its own so that each callback has its
     own cache index."""
 
-    def make():
+    def source():
         own = f"{impl.__name__}_c"
         fn = FunctionType(
             _card_template.__code__, {"__name__": __name__, "impl": impl, "carray": carray, "np": np}, own
         )
         fn.__qualname__ = own
-        return cfunc(CARD_C_SIG, cache=True, nopython=True)(fn)
+        return fn
 
     def call(typingctx, kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
         args = (kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
         return types.int64(*args), slot_codegen(symbol, CARD_LAYOUT)
 
     call.__name__ = call.__qualname__ = name
-    return CallbackSlot(symbol, CARD_CTYPES_SIG, make), intrinsic(call)
+    return CallbackSlot(symbol, CARD_CTYPES_SIG, CARD_C_SIG, source, what, seconds), intrinsic(call)

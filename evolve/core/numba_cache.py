@@ -29,6 +29,7 @@ import shutil
 import sys
 import threading
 import weakref
+from contextlib import contextmanager
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent.parent     # the evolve package
@@ -144,7 +145,8 @@ ENGINE_SECONDS = 8.0
 GENERIC_DELAY = 3.0   # seconds before an unregistered compile is announced
 
 
-def _about(seconds: float) -> str:
+def about(seconds: float) -> str:
+    """A rough duration for a notice: 'about 35 s', 'about a minute', 'about 3 min'."""
     if seconds < 60:
         return f"about {max(5, int(round(seconds / 5.0)) * 5)} s"
     return f"about {seconds / 60:.0f} min" if seconds >= 90 else "about a minute"
@@ -160,13 +162,14 @@ class _Notice:
         self.announced: set = set()
         self.local = threading.local()
         self.any = False
+        self.quiet = False
 
     def register(self, dispatcher, what: str, seconds: float) -> None:
         self.kernels[dispatcher] = (what, seconds)
 
     def say(self, key, text: str) -> None:
         with self.lock:
-            if key in self.announced:
+            if self.quiet or key in self.announced:
                 return
             self.announced.add(key)
             self.any = True
@@ -185,7 +188,7 @@ class _Notice:
                 entry = None
             if entry is not None:
                 what, seconds = entry
-                self.say(("kernel", what), f"compiling {what} (first use of this version, {_about(seconds)})...")
+                self.say(("kernel", what), f"compiling {what} (first use of this version, {about(seconds)})...")
             elif not self.any:
                 # small helper kernels compile in well under a second: say something only
                 # if this one takes a while
@@ -216,6 +219,23 @@ def _make_notice():
 
 
 _NOTICE = _make_notice()
+
+
+def quiet() -> None:
+    """No compile notices from this process any more (a worker that compiles what its
+    parent announced, ``evolve.runtime.precompile``)."""
+    _NOTICE.quiet = True
+
+
+@contextmanager
+def quieted():
+    """No compile notices within the block."""
+    before = _NOTICE.quiet
+    _NOTICE.quiet = True
+    try:
+        yield
+    finally:
+        _NOTICE.quiet = before
 
 
 def announce(key, text: str) -> None:

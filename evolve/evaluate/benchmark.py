@@ -29,22 +29,24 @@ def seats_against(spec, opponent, game) -> list:
     return [spec, opponent, spec, opponent] if game.partnership else [spec, opponent, opponent, opponent]
 
 
-def _per_deal(spec, opponent, game, deals: int, seed: int, workers: int, lockstep: bool) -> np.ndarray:
+def _per_deal(spec, opponent, game, deals: int, seed: int, workers: int, lockstep: bool,
+              engine_families=()) -> np.ndarray:
     """Per deal, the side points (partnership games) or tricks (cut-throat) of ``spec``'s seat 0."""
-    r = play(game, seats_against(spec, opponent, game), deals, seed, workers=workers, lockstep=lockstep)
+    r = play(game, seats_against(spec, opponent, game), deals, seed, workers=workers, lockstep=lockstep,
+             engine_families=engine_families)
     return (r.side_points()[:, 0] if game.partnership else r.tricks[:, 0]).astype(np.float64)
 
 
 def against_founder(champion_spec, founder_spec, game, opponents: list[str], deals: int, seed: int,
-                    workers: int = 1, lockstep: bool = False) -> list[dict]:
+                    workers: int = 1, lockstep: bool = False, engine_families=()) -> list[dict]:
     """What evolution added to a warm start: the champion and its founder each play the same
     ``deals`` deals against each opponent (same cards, same seats, same seed); one row per
     opponent with the mean paired difference champion - founder (tricks, or side points)
-    and its t test (``lockstep``: as in ``benchmark``)."""
+    and its t test (``lockstep``, ``engine_families``: as in ``benchmark``)."""
     rows = []
     for opp in opponents:
-        a = _per_deal(champion_spec, opp, game, deals, seed, workers, lockstep)
-        b = _per_deal(founder_spec, opp, game, deals, seed, workers, lockstep)
+        a = _per_deal(champion_spec, opp, game, deals, seed, workers, lockstep, engine_families)
+        b = _per_deal(founder_spec, opp, game, deals, seed, workers, lockstep, engine_families)
         diff, test = paired_difference(a, b)
         rows.append({"opponent": opp, "deals": deals, "champion": mean_ci(a).as_dict(), "founder": mean_ci(b).as_dict(),
                      "difference": diff.as_dict(), "p": test.p_value})
@@ -66,12 +68,13 @@ def render_against_founder(rows: list[dict], game) -> str:
 
 
 def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, workers: int = 1,
-              lockstep: bool = False) -> list[dict]:
+              lockstep: bool = False, engine_families=()) -> list[dict]:
     """One row per opponent with the champion's figures (``lockstep``: played by
-    ``evolve.runtime.lockstep``, the same figures)."""
+    ``evolve.runtime.lockstep``, the same figures; ``engine_families``: see ``evolve.play``)."""
     rows = []
     for opp in opponents:
-        r = play(game, seats_against(champion_spec, opp, game), deals, seed, workers=workers, lockstep=lockstep)
+        r = play(game, seats_against(champion_spec, opp, game), deals, seed, workers=workers, lockstep=lockstep,
+                 engine_families=engine_families)
         played = ~r.passed_out
         row = {"opponent": opp, "deals": int(played.sum())}
         if game.partnership:

@@ -230,7 +230,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
     },
     "parallel": {
-        "workers": Key((int,), 1, "a positive integer", _pos),
+        "workers": Key((int,), 0, "a non-negative integer (worker processes; 0: every core)", _nonneg),
         "backend": Key((str,), "loky", "loky, threads or dask", lambda s: s in ("loky", "threads", "dask")),
         "scheduler": Key((str,), "", "a dask scheduler address such as tcp://host:8786 (empty: a local cluster)"),
     },
@@ -399,8 +399,11 @@ def validate(data: dict, path: Path | None = None) -> Config:
     if out["experiment"]["name"] is None:
         out["experiment"]["name"] = path.stem if path else "experiment"
     g = _game(out, fail)
-    _check_seats(out, g, fail)
-    _check_agent(out["agent"], g, fail)
+    from evolve.agents.callback_slot import compiles_deferred
+
+    with compiles_deferred():       # checking a seat compiles nothing (the run compiles what it needs)
+        _check_seats(out, g, fail)
+        _check_agent(out["agent"], g, fail)
     _check_evolution(out["evolution"], g, fail)
     return Config(path=path, **out)
 

@@ -97,24 +97,27 @@ class Reporter:
 
 
 class ProgressReporter(Reporter):
-    """A tqdm bar with each generation's best and mean fitness and the mutation rate."""
+    """Each generation's best and mean fitness (and the GA's mutation rate or CMA-ES's step
+    size): a bar on a terminal, a plain line every few seconds otherwise
+    (``evolve.core.progress``)."""
 
     def __init__(self, enabled: bool = True):
         self.enabled = enabled
         self.bar = None
         self.validation = None      # the last fixed-deal figure of the generation's best
+
     def start(self, run, state):
-        from tqdm.auto import tqdm
+        from evolve.core.progress import Progress
 
         total = max(run.config.evolution["generations"], state.generation)
-        self.bar = tqdm(total=total, initial=state.generation, desc=run.config.name, unit="gen",
-                        disable=not self.enabled, dynamic_ncols=True)
+        self.bar = Progress(total, f"{run.config.name}: evolving", "gen", initial=state.generation,
+                            enabled=self.enabled)
 
     def generation(self, run, state, record):
         if self.bar is None:
             return
         target = max(run.config.evolution["generations"], state.best_generation + run.config.evolution["patience"] + 1)
-        self.bar.total = min(target, run.config.evolution["max_generations"])
+        self.bar.set_total(min(target, run.config.evolution["max_generations"]))
         if "validation" in record:
             self.validation = record["validation"]
         extra = {} if self.validation is None else {"val": f"{self.validation:.3f}"}
@@ -124,9 +127,8 @@ class ProgressReporter(Reporter):
             extra["sigma"] = f"{record['sigma']:.3g}"
         elif algorithm == "ga":
             extra["m"] = f"{record['mutation']:.2f}"
-        self.bar.set_postfix(best=f"{record['max']:.3f}", mean=f"{record['mean']:.3f}",
-                             hof=f"{state.hof_fitness:.3f}", **extra)
-        self.bar.update(1)
+        self.bar.update(1, best=f"{record['max']:.3f}", mean=f"{record['mean']:.3f}", hof=f"{state.hof_fitness:.3f}",
+                        **extra)
 
     def end(self, run, state):
         if self.bar is not None:

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from deap import tools
 
+from evolve.agents.callback_slot import SLOTS, compiles_deferred
 from evolve.agents.genomes.champion import Champion, save_champion, start_genome
 from evolve.agents.genomes.evolvable import (
     NetworkAgent,
@@ -31,8 +32,10 @@ from evolve.agents.genomes.evolvable import (
 )
 from evolve.agents.genomes.parametric import PARAMETRIC
 from evolve.agents.network.architecture import Architecture
-from evolve.agents.registry import AgentSpec
+from evolve.agents.registry import AgentSpec, parse_seat
+from evolve.core.cores import resolve_workers
 from evolve.core.errors import UsageError
+from evolve.core.progress import progress_line
 from evolve.core.stats import mean_ci
 from evolve.core.version import __version__
 from evolve.evaluate.benchmark import seats_against
@@ -54,7 +57,8 @@ from evolve.evolution.reporters import (
 from evolve.evolution.strategies import cma, make_strategy
 from evolve.evolution.tournament import Tournament
 from evolve.games.registry import make_game
-from evolve.runtime.play import played_options
+from evolve.runtime.play import engine_families_of, played_options
+from evolve.runtime.precompile import engine_job, precompile, slot_job
 
 # A run's files; imitation.json alone is no run yet (a start that stopped while imitating
 # is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
@@ -109,17 +113,43 @@ class Evolution:
         if cfg.imitation["teacher"] and self.arch is None:
             raise ConfigError(f"{where}: imitation.teacher: a warm start by imitation trains networks; expected no "
                               f"teacher for agent.kind = {cfg.agent['kind']!r}")
-        self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
-                                     ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
-                                     ev["partner"] == "self", ev["common_random_numbers"],
-                                     ev["evaluation"] == "lockstep")
+        # seats are parsed without compiling the callbacks they need: ``prepare_kernels``
+        # compiles those and the run's one engine kernel side by side
+        with compiles_deferred() as self.callbacks:
+            self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
+                                         ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
+                                         ev["partner"] == "self", ev["common_random_numbers"],
+                                         ev["evaluation"] == "lockstep")
+            self.engine_families = self.run_families()
+        self.tournament.engine_families = self.engine_families
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
-        self.workers = self.workers or cfg.parallel["workers"]
+        self.workers = resolve_workers(cfg.parallel["workers"] if self.workers is None else self.workers)
         self.strategy = make_strategy(ev)
         if not self.reporters:
             self.reporters = [ProgressReporter(self.progress),
                               CheckpointReporter(ev["checkpoint_every"], ev["checkpoint_seconds"]), PlotReporter()]
+
+    def run_families(self) -> tuple[str, ...]:
+        """The agent families of every seat the run may play: its members, the tournament's,
+        validation's and benchmark's opponents, the imitation teacher and its opponents.
+        All the run's batches play on one engine kernel compiled with them all."""
+        specs = self.member_specs(np.zeros((1, self.layout.size))) + list(self.tournament.opponent_specs)
+        seats = [*self.validation_opponents, *self.config.benchmark["opponents"]]
+        if self.config.imitation["teacher"]:
+            seats += [self.config.imitation["teacher"], *self.config.imitation["opponents"]]
+        return engine_families_of(specs + [parse_seat(s, self.game) for s in seats])
+
+    def prepare_kernels(self) -> None:
+        """Compile the run's engine kernel and the callbacks its seats need, side by side on
+        the run's workers, where Numba's cache lacks them (``evolve.runtime.precompile``)."""
+        lockstep = self.config.evolution["evaluation"] == "lockstep"
+        jobs = [engine_job(self.game, self.engine_families)]
+        jobs += [engine_job(self.game, self.engine_families, lockstep=True)] if lockstep else []
+        jobs += [slot_job(symbol) for symbol in sorted(self.callbacks)]
+        precompile(jobs, self.workers)
+        for symbol in self.callbacks:
+            SLOTS[symbol].ensure_compiled()
 
     # ------------------------------------------------------------------ state
     @property
@@ -165,7 +195,7 @@ class Evolution:
         from evolve.learn.imitation import imitate
 
         genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
-                                  self.progress, self.workers)
+                                  self.progress, self.workers, self.engine_families)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "imitation.json").write_text(json.dumps(summary, indent=2) + "\n")
         return genome
@@ -316,6 +346,7 @@ class Evolution:
         """Evolve until done; returns the final state (also checkpointed). A folder that
         holds a run is continued (``resume``), replaced (``overwrite``) or refused. On an
         interrupt the last whole generation is checkpointed and ``RunInterrupted`` raised."""
+        self.prepare_kernels()
         if resume:
             state = self.resume_state()
             if state.strategy:
@@ -374,7 +405,13 @@ class Evolution:
         candidates += [] if state.founders is None else list(state.founders)
         mean = self.strategy.mean()
         candidates += [] if mean is None else [mean]
-        scores = [float(self.fixed_deal_scores(g, ev["validation_deals"], state.seed).mean()) for g in candidates]
+        against = "+".join(self.validation_opponents)
+        scores = []
+        with progress_line(f"{self.config.name}: validating candidates on {ev['validation_deals']} deals vs {against}",
+                           len(candidates), "candidate", enabled=self.progress) as bar:
+            for genome in candidates:
+                scores.append(float(self.fixed_deal_scores(genome, ev["validation_deals"], state.seed).mean()))
+                bar.update(1, best=f"{max(scores):.3f}")
         return candidates[int(np.argmax(scores))], scores
 
     @property
@@ -401,6 +438,7 @@ class Evolution:
                 record=self.config.evolution["fitness"] == "advanced",
                 workers=self.workers,
                 lockstep=self.config.evolution["evaluation"] == "lockstep",
+                engine_families=self.engine_families,
             )
             out.append(seat_fitness(r, self.config.evolution["fitness"])[:, 0].astype(np.float64))
         return np.concatenate(out)

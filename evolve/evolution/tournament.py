@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evolve.agents.dispatch import families_of
 from evolve.agents.registry import AgentSpec, pack_tables, parse_seat
 from evolve.evolution.fitness import seat_fitness
 from evolve.games.card_play import DealRecord, new_record
@@ -31,7 +30,7 @@ from evolve.games.match import accumulate_games
 from evolve.games.registry import Game
 from evolve.runtime.batch import play_batch
 from evolve.runtime.lockstep import play_lockstep
-from evolve.runtime.play import PlayResult
+from evolve.runtime.play import PlayResult, engine_families_of
 
 
 @dataclass(frozen=True)
@@ -182,6 +181,7 @@ class Tournament:
     partner_self: bool = False
     common: bool = False
     lockstep: bool = False      # [evolution] evaluation = "lockstep": same results, faster with networks
+    engine_families: tuple[str, ...] = ()   # compiled in beyond the seats' own: the run's one engine
 
     def __post_init__(self):
         self.opponent_specs = [parse_seat(s, self.game) for s in self.opponents]
@@ -214,7 +214,7 @@ class Tournament:
         shape = (info.hand_size, info.n_rest, info.n_tricks)
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
-        families = families_of([s.play_kind for s in specs])
+        families = engine_families_of(specs, self.engine_families)
         job = (self.game.rules, ints, params, self.rounds, key, base, base_dealer, shape, work, record, families,
                self.common, self.lockstep)
         recs = runner(job, seating.n_tables, chunks) if runner else [play_chunk(*job, 0, seating.n_tables)]

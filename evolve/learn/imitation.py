@@ -29,6 +29,7 @@ from evolve.agents.network.architecture import Architecture, output_index
 from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import network_inputs
 from evolve.core.optim import adam_step
+from evolve.core.progress import progress_line
 from evolve.games.bits import cards_of, count
 from evolve.games.registry import Game
 from evolve.games.stepper import replay_decisions
@@ -58,22 +59,53 @@ def teacher_seats(game: Game, teacher, opponents: list) -> tuple[list, list[int]
     return [teacher, opp[0], opp[1 % len(opp)], opp[2 % len(opp)]], [0]
 
 
-def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int, seed: int,
-            progress: bool = False, workers: int = 1) -> Demonstrations:
-    """Play ``deals`` deals with the teacher and record its decisions as network examples
-    (the same for any number of ``workers``)."""
-    from tqdm.auto import tqdm
+# deals per task of ``collect``: small enough for an even split and a moving progress bar
+COLLECT_CHUNK = 250
 
-    from evolve.runtime.play import play
+
+def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int, seed: int,
+            progress: bool = False, workers: int = 1, engine_families=()) -> Demonstrations:
+    """Play ``deals`` deals with the teacher and record its decisions as network examples.
+    The deals are played and replayed in chunks on ``workers`` processes; deal i is
+    played from ``(seed, i)`` alone, so the examples are the same for any number of
+    workers. ``engine_families``: see ``evolve.play``."""
+    from evolve.agents.registry import parse_seats
 
     seats, mine = teacher_seats(game, teacher, opponents)
-    result = play(game, seats, deals, seed=seed, record=True, workers=workers)
+    specs = parse_seats(seats, game)
+    bounds = [(a, min(a + COLLECT_CHUNK, deals)) for a in range(0, deals, COLLECT_CHUNK)]
+    tasks = [(game, arch, specs, tuple(mine), seed, a, b, tuple(engine_families)) for a, b in bounds]
+    with progress_line("imitation: teacher deals", deals, "deal", enabled=progress) as bar:
+        if workers > 1 and len(tasks) > 1:
+            from joblib import Parallel, delayed
+
+            parts = []
+            for part in Parallel(n_jobs=workers, return_as="generator")(delayed(_collect_chunk)(*t) for t in tasks):
+                parts.append(part)
+                bar.update(part[3])
+        else:
+            parts = []
+            for t in tasks:
+                parts.append(_collect_chunk(*t))
+                bar.update(parts[-1][3])
+    target = np.concatenate([p[2] for p in parts])
+    if not len(target):
+        raise ValueError("the teacher made no decision with two or more legal cards")
+    return Demonstrations(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), target)
+
+
+def _collect_chunk(game: Game, arch: Architecture, specs, mine: tuple, seed: int, first: int, last: int,
+                   engine_families=()) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The teacher's decisions in deals ``first .. last-1``: (inputs, legal outputs, chosen
+    output, number of deals)."""
+    from evolve.runtime.play import play
+
+    result = play(game, specs, last - first, seed=seed, start=first, record=True, engine_families=engine_families)
     params = arch.pack(np.zeros(arch.genome_size))
     work = np.zeros(arch.work_size)
     x = np.zeros(arch.n_in)
     inputs, legal, target = [], [], []
-    for i in tqdm(range(deals), desc="imitation: replaying the teacher", unit="deal", disable=not progress,
-                  dynamic_ncols=True):
+    for i in range(last - first):
         for seat, hand, lg, mode, pub, card in replay_decisions(game, result, i):
             if seat not in mine or count(lg) < 2:
                 continue
@@ -84,9 +116,8 @@ def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int
             inputs.append(x.astype(np.float32))
             legal.append(row)
             target.append(output_index(arch, seat, hand, pub, card))
-    if not target:
-        raise ValueError("the teacher made no decision with two or more legal cards")
-    return Demonstrations(np.array(inputs), np.array(legal), np.array(target, np.int64))
+    return (np.array(inputs, np.float32).reshape(-1, arch.n_in), np.array(legal, bool).reshape(-1, arch.n_out),
+            np.array(target, np.int64), last - first)
 
 
 def _layers(weights: dict) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -127,7 +158,6 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
     """A genome (weights in [-1, 1]) trained to pick the demonstrated outputs, and the
     loss/accuracy after each epoch."""
     from threadpoolctl import threadpool_limits
-    from tqdm.auto import tqdm
 
     rng = np.random.default_rng([seed, 0x1417])
     genome = 0.3 * arch.random_genome(rng)
@@ -139,9 +169,9 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
     step = 0
     history = []
     probe = np.arange(min(len(demos), 20000))
-    with threadpool_limits(limits=1, user_api="blas"):
-        for epoch in tqdm(range(epochs), desc="imitation: training", unit="epoch", disable=not progress,
-                          dynamic_ncols=True):
+    with threadpool_limits(limits=1, user_api="blas"), \
+            progress_line("imitation: training", epochs, "epoch", enabled=progress) as bar:
+        for epoch in range(epochs):
             order = rng.permutation(len(demos))
             for start in range(0, len(demos), batch):
                 _, _, grad = _forward_backward(arch, weights, demos, order[start:start + batch])
@@ -151,14 +181,16 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
                 np.clip(genome, -1.0, 1.0, out=genome)
             loss, accuracy, _ = _forward_backward(arch, weights, demos, probe, grad=False)
             history.append({"epoch": epoch, "loss": round(loss, 5), "accuracy": round(accuracy, 5)})
+            bar.update(1, loss=f"{loss:.4f}", accuracy=f"{accuracy:.3f}")
     return genome, history
 
 
 def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress: bool = False,
-            workers: int = 1) -> tuple[np.ndarray, dict]:
+            workers: int = 1, engine_families=()) -> tuple[np.ndarray, dict]:
     """Collect the teacher's decisions and train a genome on them (``settings`` is the
     config's ``[imitation]`` table); returns the genome and a summary for the run folder."""
-    demos = collect(game, arch, settings["teacher"], settings["opponents"], settings["deals"], seed, progress, workers)
+    demos = collect(game, arch, settings["teacher"], settings["opponents"], settings["deals"], seed, progress, workers,
+                    engine_families)
     genome, history = train(
         arch, demos, settings["epochs"], settings["learning_rate"], settings["batch"], seed, progress
     )

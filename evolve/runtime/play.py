@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from evolve.agents.dispatch import families_of
+from evolve.agents.dispatch import FAMILIES, families_of
 from evolve.agents.registry import AgentSpec, pack_seats, parse_seats
 from evolve.core.errors import UsageError, checked_int
 from evolve.games.bits import seed_key
@@ -117,11 +117,11 @@ def _decks_from(game: Game, hands, rest, decks, n_deals):
     return decks
 
 
-def _run_chunk(rules, seats, key, start, n, decks, dealers, shape, record, work_size, lockstep=False):
+def _run_chunk(rules, seats, key, start, n, decks, dealers, shape, record, work_size, lockstep=False, families=None):
     rec = new_record(n, *shape, record)
     work = np.zeros(max(work_size, 1), np.float64)
     play = play_lockstep if lockstep else play_batch
-    play(rules, seats[0][None, :], max(n, 1), seats[1], key, start, n, decks, dealers, rec, work)
+    play(rules, seats[0][None, :], max(n, 1), seats[1], key, start, n, decks, dealers, rec, work, families=families)
     return rec
 
 
@@ -139,6 +139,7 @@ def play(
     record: bool = False,
     workers: int = 1,
     lockstep: bool = False,
+    engine_families: Sequence[str] = (),
     **options: Any,
 ) -> PlayResult:
     """Play ``n_deals`` deals of ``game`` with four seats and return per-deal arrays.
@@ -151,6 +152,9 @@ def play(
     - ``workers``: processes (joblib); results do not depend on it.
     - ``lockstep``: play many deals at once and batch the network seats' decisions
       (``evolve.runtime.lockstep``): faster with network seats, the very same results.
+    - ``engine_families``: agent families to compile into the engine beyond the seats'
+      own (``evolve.agents.dispatch.FAMILIES``), so that every batch of a run plays on one
+      kernel (``evolve.runtime.precompile``); the results do not depend on it.
     - ``options``: game options, e.g. ``partnership=True`` or ``setup="fixed_spades"``.
     """
     g = make_game(game, **options)
@@ -176,6 +180,7 @@ def play(
         raise UsageError(f"start={start!r} is invalid; expected a non-negative integer")
     key = seed_key(seed)
     packed = pack_seats(specs)
+    families = engine_families_of(specs, engine_families)
     info = g.info
     shape = (info.hand_size, info.n_rest, info.n_tricks)
     empty = np.zeros((0, info.n_cards), np.int64)
@@ -192,7 +197,8 @@ def play(
             shape,
             record,
             max(s.work_size for s in specs),
-            bool(lockstep) and "network" in families_of([s.play_kind for s in specs]),
+            bool(lockstep) and "network" in families,
+            families,
         )
         for a, b in bounds
     ]
@@ -215,6 +221,17 @@ def play(
         plays=rec.plays if record else None, leaders=rec.leaders if record else None,
         winners=rec.winners if record else None,
     )
+
+
+def engine_families_of(specs: Sequence[AgentSpec], extra: Sequence[str] = ()) -> tuple[str, ...]:
+    """The agent families an engine for ``specs`` compiles in: the seats' own plus ``extra``
+    (in ``FAMILIES`` order)."""
+    wanted = set(families_of([s.play_kind for s in specs])) | set(extra)
+    unknown = wanted - {f.name for f in FAMILIES}
+    if unknown:
+        raise UsageError(f"engine_families: unknown agent families {sorted(unknown)}; valid: "
+                         f"{', '.join(f.name for f in FAMILIES)}")
+    return tuple(f.name for f in FAMILIES if f.name in wanted)
 
 
 def played_options(game: str | Game) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from evolve.agents.bidding.euchre_tables import (
@@ -387,7 +387,8 @@ def search_bid_impl(decision, params, lo, hi, seat, rules, hand, pub, rngs, a1, 
 
 
 # announced on stderr when compiled (once per version; see evolve.core.numba_cache)
-_numba_cache.register_kernel(search_bid_impl, "the search bidder", 15.0)
+BIDDER_WHAT = "the search bidder"
+_numba_cache.register_kernel(search_bid_impl, BIDDER_WHAT, 15.0)
 
 
 # ----------------------------------------------------------------------------- the callback
@@ -402,8 +403,7 @@ _C_SIG, _CTYPES_SIG = signatures(BID_LAYOUT)
 _SLOT_SYMBOL = "trick_evolve_search_bid_slot_v1"
 
 
-def _make_callback():
-    @cfunc(_C_SIG, cache=True, nopython=True)
+def _callback_source():
     def search_bid_c(decision, params_p, n_params, lo, hi, seat, rules_p, n_rules, hand, pub_p, n_pub,
                      rngs_p, n_rngs, a1, a2):
         params = carray(params_p, (n_params,), np.float64)
@@ -416,7 +416,7 @@ def _make_callback():
     return search_bid_c
 
 
-_SLOT = CallbackSlot(_SLOT_SYMBOL, _CTYPES_SIG, _make_callback)
+_SLOT = CallbackSlot(_SLOT_SYMBOL, _CTYPES_SIG, _C_SIG, _callback_source, BIDDER_WHAT, 15.0)
 ensure_compiled = _SLOT.ensure_compiled
 
 

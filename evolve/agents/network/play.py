@@ -253,7 +253,7 @@ def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals):  # noqa: C901 (one kernel)
     """The rows (and input values) to add to the seat's record ``acc`` to get the current
     first-layer sum, and whether ``acc`` must be cleared first; updates the record's input
@@ -377,7 +377,7 @@ def _seat_region(params, lo, seat, work):
     return n_in, n_h1, n_h2, n_out, p1, p2, w1, start, work[seat * region:(seat + 1) * region]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, fresh_only):
     """Bring the seat's first-layer record up to date (from scratch when it is not intact
     or when ``fresh_only``); returns (record offset of acc in 4-byte words, number of rows
@@ -417,7 +417,7 @@ def _offsets(params, lo, n_in, n_h1, p1, p2, w1):
     return b1, w2, b2, w3, w3 + np.int64(params[lo + 4]) * p2
 
 
-@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
     """The first hidden layer for the seat's observation, into ``h1`` of the seat's
     region of ``work``; returns (number of first-layer rows summed, fresh start)."""
@@ -438,7 +438,7 @@ def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
     return n, fresh
 
 
-@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def _tanh_h2(params, lo, seat, work):
     """tanh of the second layer's sums in ``h2`` (in place); returns (h2, offset of W3T,
     offset of b3, padded n_h2) with offsets into ``params.view(float32)``."""
@@ -452,7 +452,7 @@ def _tanh_h2(params, lo, seat, work):
     return h2, w3, b3, p2
 
 
-@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
     """Both hidden layers for the seat's observation, into ``work``; returns
     (h2, offset of W3T, offset of b3, padded n_h2, rows summed, fresh start) with offsets
@@ -474,7 +474,7 @@ def _output(params, h2, w3, b3, p2, out):
     return w32[b3 + out] + dot_block(h2, w32, w3 + out * p2, p2 // LANES)
 
 
-@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2):
     """The legal card with the highest output, given the second hidden layer ``h2`` (plus
     the direct term of each card, with direct connections)."""

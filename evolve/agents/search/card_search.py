@@ -730,9 +730,10 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
 
 
 # announced on stderr when compiled (once per version; see evolve.core.numba_cache)
-_numba_cache.register_kernel(search_impl, "the search agents (mc, dmcts, ismcts)", 20.0)
+SEARCH_WHAT = "the search agents (mc, dmcts, ismcts)"
+_numba_cache.register_kernel(search_impl, SEARCH_WHAT, 30.0)
 
-_SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search")
+_SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search", SEARCH_WHAT, 30.0)
 ensure_compiled = _SLOT.ensure_compiled
 
 

@@ -34,7 +34,9 @@ def rollout_policy_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pu
     return -1
 
 
-_numba_cache.register_kernel(rollout_policy_impl, "the search agents' rollout policies", 25.0)
+ROLLOUT_WHAT = "the search agents' rollout policies"
+_numba_cache.register_kernel(rollout_policy_impl, ROLLOUT_WHAT, 25.0)
 
-_SLOT, rollout_card = card_slot("trick_evolve_rollout_policy_slot_v1", rollout_policy_impl, "rollout_card")
+_SLOT, rollout_card = card_slot("trick_evolve_rollout_policy_slot_v1", rollout_policy_impl, "rollout_card",
+                                ROLLOUT_WHAT, 25.0)
 ensure_compiled = _SLOT.ensure_compiled

@@ -1,0 +1,136 @@
+"""Compile a run's Numba kernels side by side before it starts, instead of one after another.
+
+A first run on a machine (or after an upgrade) spends most of its time in Numba: every
+engine kernel (one per game and set of agent families, ``evolve.runtime.batch``) and every
+C callback (the searches, their rollout policies, the search bidder,
+``evolve.agents.callback_slot``) is compiled on first use, one at a time, on one core.
+They are independent of each other, so ``precompile`` hands the ones a run will need and
+Numba's cache lacks to worker processes, one kernel per process, longest first; each
+writes its result into the cache, and the run then only loads them. With everything
+cached it does nothing (it checks Numba's cache index, not by compiling).
+
+What a run needs is found by parsing its seats inside ``compiles_deferred`` (a search
+seat would otherwise compile its callback while it is parsed) and taking the union of
+their agent families: a run plays all its batches on one engine kernel (``play(...,
+engine_families=...)``), so it compiles one engine, not one per table layout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Sequence
+
+from evolve.agents.callback_slot import SLOTS, index_has
+from evolve.agents.dispatch import FAMILIES
+from evolve.core import numba_cache
+
+# compile time of the engine of one game with random play and its bidders, and the share
+# of each agent family (evolve.agents.dispatch.FAMILIES), measured on this 2-core machine
+ENGINE_SECONDS = numba_cache.ENGINE_SECONDS
+
+
+@dataclass(frozen=True)
+class CompileJob:
+    """One kernel to compile: the engine of ``game`` (with ``options``) with the agent
+    ``families`` (and the lockstep root when ``lockstep``), or the callback slot ``slot``."""
+
+    what: str
+    seconds: float
+    game: str = ""
+    options: tuple = ()
+    families: tuple[str, ...] = ()
+    lockstep: bool = False
+    slot: str = ""
+
+
+def engine_job(game, families: Sequence[str], lockstep: bool = False) -> CompileJob:
+    """The job of the engine kernel of ``game`` (a ``Game``) with ``families``."""
+    fams = tuple(f.name for f in FAMILIES if f.name in set(families))
+    seconds = ENGINE_SECONDS + sum(f.seconds for f in FAMILIES if f.name in fams)
+    what = f"the game kernels for {game.name} with agents {', '.join(['random', *fams])}"
+    return CompileJob(what + (" (lockstep)" if lockstep else ""), seconds, game.name,
+                      tuple(sorted(game.options.items())), fams, bool(lockstep) and "network" in fams)
+
+
+def slot_job(symbol: str) -> CompileJob:
+    """The job of the callback slot ``symbol`` (``evolve.agents.callback_slot.SLOTS``)."""
+    slot = SLOTS[symbol]
+    return CompileJob(slot.what, slot.seconds, slot=symbol)
+
+
+def engine_cached(job: CompileJob) -> bool:
+    """Whether Numba's cache holds the engine kernel of ``job`` for this machine."""
+    from evolve.games.registry import make_game
+    from evolve.games.rules import P_GAME
+    from evolve.runtime.batch import batch_kernel
+    from evolve.runtime.lockstep import play_lockstep_kernel
+
+    game = make_game(job.game, **dict(job.options))
+    kernel = batch_kernel(int(game.rules[P_GAME]), job.families, play_lockstep_kernel if job.lockstep else None)
+    if kernel.signatures:
+        return True
+    return index_has(kernel._cache, kernel.targetctx.codegen().magic_tuple(), kernel.py_func.__code__.co_code)
+
+
+def missing(jobs: Sequence[CompileJob]) -> list[CompileJob]:
+    """The jobs whose kernels Numba's cache lacks, longest first (duplicates removed)."""
+    out = []
+    for job in dict.fromkeys(jobs):
+        cached = SLOTS[job.slot].cached() if job.slot else engine_cached(job)
+        if not cached:
+            out.append(job)
+    return sorted(out, key=lambda j: -j.seconds)
+
+
+def compile_job(job: CompileJob) -> tuple[CompileJob, float]:
+    """Compile one job's kernel into Numba's cache (run in a worker process); returns the
+    job and the seconds it took."""
+    start = time.perf_counter()
+    numba_cache.quiet()         # the parent announces the jobs once
+    if job.slot:
+        SLOTS[job.slot].ensure_compiled()
+    else:
+        from evolve.runtime.play import play
+
+        play(job.game, ["random"] * 4, 1, seed=0, engine_families=job.families, lockstep=job.lockstep,
+             **dict(job.options))
+    return job, time.perf_counter() - start
+
+
+def precompile(jobs: Sequence[CompileJob], workers: int = 0, stream=None) -> list[CompileJob]:
+    """Compile the kernels of ``jobs`` that Numba's cache lacks in up to ``workers`` (0: all
+    cores) worker processes at once, announcing them in one line on ``stream`` (stderr);
+    returns the jobs compiled. With one job or one worker it compiles in this process."""
+    todo = missing(jobs)
+    if not todo:
+        return []
+    stream = stream or sys.stderr
+    cores = os.cpu_count() or 1
+    workers = min(len(todo), cores if workers <= 0 else workers)
+    total = sum(j.seconds for j in todo)
+    estimate = max(max(j.seconds for j in todo), total / workers)
+    where = f" in {workers} processes" if workers > 1 else ""
+    print(f"compiling {'; '.join(j.what for j in todo)}{where} (first use of this version, "
+          f"{numba_cache.about(estimate)})...", file=stream, flush=True)
+    start = time.perf_counter()
+    if workers <= 1:
+        with numba_cache.quieted():
+            done = (compile_job(job) for job in todo)
+            _report(done, len(todo), start, stream)
+    else:
+        from joblib import Parallel, delayed
+
+        done = Parallel(n_jobs=workers, return_as="generator_unordered")(delayed(compile_job)(j) for j in todo)
+        _report(done, len(todo), start, stream)
+    return todo
+
+
+def _report(done, n: int, start: float, stream) -> None:
+    """One line per kernel as it is compiled, then the total."""
+    for k, (job, seconds) in enumerate(done, 1):
+        print(f"  compiled {job.what} in {seconds:.0f} s ({k}/{n})", file=stream, flush=True)
+    print(f"compiled {n} kernel{'s' if n > 1 else ''} in {time.perf_counter() - start:.0f} s", file=stream,
+          flush=True)
