@@ -87,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
 def _benchmark(evo, state, champion, deals: int, progress: bool) -> None:
     """The champion against the benchmark opponents and, after a warm start, against its
     founder on the same deals (what evolution added); tables on stdout, JSON in the run folder."""
+    from evolve.agents.registry import parse_seat
     from evolve.core.progress import progress_line
     from evolve.evaluate.benchmark import against_founder, benchmark, render, render_against_founder
+    from evolve.evaluate.figures import bidders, bidders_line
 
     cfg = evo.config
     opponents = cfg.benchmark["opponents"]
@@ -112,6 +114,9 @@ def _benchmark(evo, state, champion, deals: int, progress: bool) -> None:
             bar.update(2)
     (evo.run_dir / "benchmark.json").write_text(json.dumps(rows, indent=2) + "\n")
     print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
+    named = bidders(evo.game, ["champion", *opponents], [spec, *(parse_seat(o, evo.game) for o in opponents)])
+    if named:
+        print(bidders_line(named))
     print(render(rows, evo.game))
     if founder is not None:
         (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")

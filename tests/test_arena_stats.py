@@ -58,8 +58,8 @@ def test_fair_share_and_the_study_normal_figure():
 
 
 def test_arena_json_has_every_figure(capsys):
-    assert run(arena_main, ["--game", "euchre", "--seats", "random:bidder=simple,random", "--deals", "3000", "--json",
-                            "--option", "stick_the_dealer=true"]) == 0
+    assert run(arena_main, ["--game", "euchre", "--seats", "random:bidder=simple,random:bidder=random",
+                            "--deals", "3000", "--json", "--option", "stick_the_dealer=true"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["deals"] == 3000 and len(out["per_seat"]) == 4 and len(out["per_side"]) == 2
     atpr = out["per_seat"][0]["atpr"]
@@ -91,7 +91,7 @@ def test_arena_text_report(capsys):
         (["--game", "sueca", "--seats", "random", "--option", "setup=x"], "valid values: standard, study"),
         (["--game", "spades", "--seats", "random", "--option", "bidding=standard"], "needs partnership=true"),
         (["--game", "spades", "--seats", "random,random,random"], "expected 4 seats"),
-        (["--game", "spades", "--seats", "random:bidder=clever"], "valid values: random, simple"),
+        (["--game", "spades", "--seats", "random:bidder=clever"], "valid values: default, random, simple"),
         (["--game", "spades", "--seats", "random", "--deals", "0"], "--deals 0 is invalid"),
         (["--game", "spades", "--seats", "random", "--deals", "ten"], "invalid int value"),
     ],

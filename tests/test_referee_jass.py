@@ -68,9 +68,9 @@ pytest.importorskip("pyschieber.rules.stich_rules")
 # sizes (the main corpus is replayed in full through BOTH referees)
 # ---------------------------------------------------------------------------------------
 # (label, seats, n_deals, seed, first dealer, options)
-RANDOM = ["random"] * 4
+RANDOM = ["random:bidder=random"] * 4
 SIMPLE = ["random:bidder=simple"] * 4
-MIXED = ["random:bidder=simple", "random", "random:bidder=simple", "random"]
+MIXED = ["random:bidder=simple", "random:bidder=random", "random:bidder=simple", "random:bidder=random"]
 BATCHES = [
     ("random", RANDOM, 3000, 101, 0, dict()),
     ("random+match", RANDOM, 3000, 102, 1, dict(match_bonus=True)),

@@ -71,22 +71,23 @@ from evolve.games.stepper import TrickState  # noqa: E402
 SPADES_OPTIONS = dict(partnership=True, bidding="standard", break_spades=True)
 SPADES_DEALER = 3  # OpenSpiel: North (seat 0) bids first and leads
 # (seats, n_deals, seed)
+RANDOM = "random:bidder=random"     # random cards and random bids, as OpenSpiel's random bot
 SPADES_RUNS = [
-    ("random", 10_000, 7101),
+    (RANDOM, 10_000, 7101),
     ("random:bidder=simple", 2_000, 7102),
 ]
 
 SIMPLE = "random:bidder=simple"
 # (seats, n_deals, seed, first dealer); dealers rotate from there
 EUCHRE_STICK_RUNS = [
-    ("random", 4_000, 7201, 0),
+    (RANDOM, 4_000, 7201, 0),
     (SIMPLE, 2_500, 7202, 1),
-    ([SIMPLE, "random", SIMPLE, "random"], 1_000, 7203, 2),
+    ([SIMPLE, RANDOM, SIMPLE, RANDOM], 1_000, 7203, 2),
 ]
 EUCHRE_NO_STICK_RUNS = [
-    ("random", 1_500, 7301, 3),
+    (RANDOM, 1_500, 7301, 3),
     (SIMPLE, 2_500, 7302, 0),
-    (["random", SIMPLE, "random", SIMPLE], 1_000, 7303, 1),
+    ([RANDOM, SIMPLE, RANDOM, SIMPLE], 1_000, 7303, 1),
 ]
 
 EU_PASS, EU_ORDER = 4, 5  # our Euchre calls log codes

@@ -70,7 +70,7 @@ def play(state, *tricks):
 def test_every_baseline_is_registered_with_its_games():
     for name in BASELINES:
         assert name in AGENTS
-        assert AGENTS[name].options["bidder"].default == "simple"
+        assert AGENTS[name].options["bidder"].default == "default"      # the game's rule-based bidder
     assert AGENTS["jass_rule_based"].games == ("jass",)
     assert parse_seat("markov:tau=0.3", make_game("euchre")).play_params[0] == pytest.approx(0.3)
     assert parse_seat("highlow:rule=study", make_game("euchre")).play_params[1] == 1
@@ -453,15 +453,18 @@ def paired_decks(n_cards, n, seed):
     return np.array([rng.permutation(n_cards) for _ in range(n)])
 
 
-def test_jass_rule_based_beats_random_on_paired_deals():
+@pytest.mark.parametrize("random_seat, floor", [("random", 0.58), ("random:bidder=random", 0.65)])
+def test_jass_rule_based_beats_random_on_paired_deals(random_seat, floor):
     """Each deal is played twice with the sides exchanged; per deal the agent's share of
-    the 157 points is the mean over both seatings (the Jass paper's "double rounds")."""
+    the 157 points is the mean over both seatings (the Jass paper's "double rounds").
+    Random cards with the default (rule-based) trump choice: measured 0.611; with random
+    trump calls too: about 0.69."""
     decks = paired_decks(36, 2000, 13)
-    a = evolve.play("jass", ["jass_rule_based", "random"], decks=decks, seed=13)
-    b = evolve.play("jass", ["random", "jass_rule_based"], decks=decks, seed=13)
+    a = evolve.play("jass", ["jass_rule_based", random_seat], decks=decks, seed=13)
+    b = evolve.play("jass", [random_seat, "jass_rule_based"], decks=decks, seed=13)
     assert (a.points.sum(axis=1) == 157).all() and (b.points.sum(axis=1) == 157).all()
     share = mean_ci((a.points[:, 0] + b.points[:, 1]) / (2 * 157.0))
-    assert share.low > 0.62, share     # measured about 0.69
+    assert share.low > floor, share
 
 
 @pytest.mark.parametrize("agent", ["obligated_trump", "always_high"])

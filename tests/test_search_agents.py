@@ -478,7 +478,7 @@ def test_mc_variants_and_options():
             parse_seat(bad, g)
     for name in ("mc", "dmcts", "ismcts"):
         assert AGENTS[name].games == ("spades", "euchre", "sueca", "jass")
-        assert AGENTS[name].options["bidder"].default == "simple"
+        assert AGENTS[name].options["bidder"].default == "default"      # the game's rule-based bidder
 
 
 @pytest.mark.parametrize("agent", ["mc:seconds=0.01", "dmcts:determinizations=4,seconds=0.01", "ismcts:seconds=0.01"])

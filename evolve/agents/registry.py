@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDER_OPTIONS, bidder_from
+from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDER_OPTIONS, BIDDERS, bidder_from, resolve_bidder
 from evolve.agents.kinds import (
     BID_HI,
     BID_KIND,
@@ -39,6 +39,7 @@ class AgentSpec:
     bid_kind: int = BID_RANDOM
     bid_params: np.ndarray = field(default_factory=lambda: np.zeros(0))
     work_size: int = 0  # float64 scratch the agent needs per decision (search agents)
+    bidder: str = ""    # what bids and calls trump, for tables (``simple``, ``context``, ``evolved ...``)
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ def register(agent: AgentDef) -> AgentDef:
 
 
 def _make_random(opts: dict, game) -> AgentSpec:
-    kind, params = bidder_from(opts)
+    kind, params = bidder_from(opts, game)
     return AgentSpec("random", PLAY_RANDOM, np.zeros(0), kind, params)
 
 
@@ -107,8 +108,19 @@ def parse_seat(text: str, game) -> AgentSpec:
     if game.name not in BIDDER_GAMES.get(bidder, (game.name,)):
         raise UsageError(f"seat {text!r}: bidder {bidder!r} decides only {', '.join(BIDDER_GAMES[bidder])} calls, "
                          f"not {game.name}")
-    spec = agent.make(resolve_options(agent.options, given, f"agent {name!r}"), game)
+    opts = resolve_options(agent.options, given, f"agent {name!r}")
+    spec = agent.make(opts, game)
+    if "bidder" in opts:
+        spec = replace(spec, bidder=resolve_bidder(opts["bidder"], game))
     return replace(spec, name=str(text).strip())
+
+
+_BIDDER_NAMES = {kind: name for name, kind in reversed(BIDDERS.items())}
+
+
+def bidder_label(spec: AgentSpec) -> str:
+    """What bids and calls trump for ``spec``: its recorded bidder, else the name of its bid kind."""
+    return spec.bidder or _BIDDER_NAMES.get(int(spec.bid_kind), f"bid kind {spec.bid_kind}")
 
 
 #: the note printed under any table that seats a perfect-information agent

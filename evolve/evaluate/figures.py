@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from evolve.agents.registry import bidder_label
 from evolve.core.stats import mean_ci, normal_tail, one_sample_t, shifted, verdict
 
 
@@ -50,3 +51,19 @@ def fair_share_label(game) -> str:
 def share_of_points(game) -> bool:
     """The game's headline is each side's percentage of the card points."""
     return game.protocol.share_of_points
+
+
+def bidders(game, labels, specs) -> dict[str, str]:
+    """What bids and calls trump for each seat label (``evolve.agents.registry.bidder_label``),
+    or nothing where the game asks for no calls (cut-throat Spades, Sueca, fixed-trump Euchre)."""
+    if not game.protocol.has_calls:
+        return {}
+    return {str(label): bidder_label(spec) for label, spec in zip(labels, specs)}
+
+
+def bidders_line(named: dict[str, str]) -> str:
+    """The header line naming each seat's bidder (empty when the game has no calls):
+    ``bids and trump calls: ismcts: context; champion:...: simple``."""
+    if not named:
+        return ""
+    return "bids and trump calls: " + "; ".join(f"{label}: {bidder}" for label, bidder in named.items())

@@ -26,8 +26,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from evolve.agents.callback_slot import compiles_deferred
 from evolve.agents.registry import parse_seat
 from evolve.core.errors import UsageError, checked_int
+from evolve.core.progress import progress_line
 from evolve.core.stats import (
     format_comparison,
     mean_ci,
@@ -38,11 +40,12 @@ from evolve.core.stats import (
     verdict,
     wilson,
 )
-from evolve.evaluate.figures import fair_share_test, share_of_points
+from evolve.evaluate.figures import bidders, bidders_line, fair_share_test, share_of_points
 from evolve.evaluate.paired import PLAY_CHUNK, play_paired
 from evolve.games.match import accumulate_games
 from evolve.games.registry import Game, make_game
-from evolve.runtime.play import options_text, played_options
+from evolve.runtime.play import options_text, played_options, shared_engine
+from evolve.runtime.precompile import prepare_seats
 
 
 def seatings(game: Game, a: str, b: str) -> list[tuple[list[str], int]]:
@@ -96,8 +99,7 @@ def head_to_head(
     (the Jass paper's 10 x 100 double rounds). ``progress(k)`` is called with the number
     of deals just played (per pass set). Returns plain data (see ``render_pair``)."""
     g = make_game(game, **options)
-    for s in (a, b):
-        parse_seat(s, g)  # one-line error on a bad agent, before any play
+    specs = [parse_seat(s, g) for s in (a, b)]  # one-line error on a bad agent, before any play
     if (n_deals is None) == (n_games is None):
         raise UsageError("give either n_deals or n_games")
     if n_games is not None and g.target <= 0:
@@ -143,7 +145,9 @@ def head_to_head(
                 if arrs and arrs[0] is not None:
                     f[k] = [np.concatenate(arrs)[:last]]
         done = last
-    return _summarize(g, a, b, seed, store, passes, done, game_list, blocks, n_games)
+    cell = _summarize(g, a, b, seed, store, passes, done, game_list, blocks, n_games)
+    cell["bidders"] = bidders(g, ("A", "B"), specs)
+    return cell
 
 
 def _games(g: Game, store: _Passes, passes) -> list[tuple[int, int, int]]:
@@ -298,6 +302,8 @@ def mirror(cell: dict) -> dict:
         gm["a_wins"], gm["b_wins"] = gm["b_wins"], gm["a_wins"]
         gm["rate"], gm["low"], gm["high"] = 1 - gm["rate"], 1 - gm["high"], 1 - gm["low"]
         m["games"] = gm
+    if cell.get("bidders"):
+        m["bidders"] = {"A": cell["bidders"]["B"], "B": cell["bidders"]["A"]}
     return m
 
 
@@ -336,8 +342,8 @@ def strategy_matrix(
     agents = list(agents)
     if not agents:
         raise UsageError("no agents given")
-    for s in agents:
-        parse_seat(s, g)
+    with compiles_deferred():
+        specs = [parse_seat(s, g) for s in agents]
     labels = list(labels) if labels else agents
     if unit == "auto":
         unit = "games" if g.target > 0 else "deals"
@@ -345,29 +351,24 @@ def strategy_matrix(
         raise UsageError(f"{g.name} has no game target with these options; count deals")
     n = len(agents)
     pairs = [(i, j) for i in range(n) for j in range(n) if (i <= j or not g.partnership)]
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(pairs), desc=f"{g.name} matrix", unit="pairing", file=__import__("sys").stderr)
     cells: list[list[dict | None]] = [[None] * n for _ in range(n)]
-    for i, j in pairs:
-        kw = {"n_games": count} if unit == "games" else {"n_deals": count}
-        cell = head_to_head(g, agents[i], agents[j], seed=seed, blocks=blocks, workers=workers, **kw)
-        cell["row"], cell["col"] = labels[i], labels[j]
-        cells[i][j] = cell
-        if g.partnership and i != j:
-            m = mirror(cell)
-            m["row"], m["col"] = labels[j], labels[i]
-            cells[j][i] = m
-        if bar is not None:
+    with shared_engine(prepare_seats(g, agents)), \
+            progress_line(f"{g.name} matrix", len(pairs), "pairing", enabled=progress) as bar:
+        for i, j in pairs:
+            kw = {"n_games": count} if unit == "games" else {"n_deals": count}
+            cell = head_to_head(g, agents[i], agents[j], seed=seed, blocks=blocks, workers=workers, **kw)
+            cell["row"], cell["col"] = labels[i], labels[j]
+            cells[i][j] = cell
+            if g.partnership and i != j:
+                m = mirror(cell)
+                m["row"], m["col"] = labels[j], labels[i]
+                cells[j][i] = m
             bar.update(1)
-    if bar is not None:
-        bar.close()
     label = headline(cells[0][0])[0]
     return {
         "game": g.name, "options": played_options(g), "agents": agents, "labels": labels,
         "seed": seed, "count": count, "unit": unit, "headline": label, "cells": cells,
+        "bidders": bidders(g, labels, specs),
     }
 
 
@@ -381,6 +382,8 @@ def markdown_tables(matrix: dict) -> str:
     cells = matrix["cells"]
     opts = options_text(matrix["options"])
     out = [f"## {matrix['game']} ({opts}): {matrix['count']} {matrix['unit']} per pairing, seed {matrix['seed']}", ""]
+    if matrix.get("bidders"):
+        out += [bidders_line(matrix["bidders"]), ""]
 
     def table(title, fn):
         out.extend([f"### {title}", "",
@@ -515,6 +518,7 @@ def render_pair(cell: dict) -> str:
         f"  sd {cell['a_points']['sd']:.3f}",
         f"  B {u} per deal  {_fmt_ci(cell['b_points']['mean'], cell['b_points']['low'], cell['b_points']['high'], 4)}"
         f"  sd {cell['b_points']['sd']:.3f}",
+        *([f"  {bidders_line(cell['bidders'])}"] if cell.get("bidders") else []),
         f"  paired A - B    {format_comparison(cell['diff_points'], cell['diff_points']['p'], 4)}"
         f" (t {cell['diff_points']['t']:.3f})",
         f"  A ATpR          {_fmt_ci(cell['a_atpr']['mean'], cell['a_atpr']['low'], cell['a_atpr']['high'], 4)}",

@@ -22,7 +22,6 @@ Unknown keys or wrong types are rejected with a one-line error (exit 2).
 
 from __future__ import annotations
 
-import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ import numpy as np
 
 from evolve.agents.registry import AGENTS, PERFECT_NOTE, parse_seat, sees_hidden_hands
 from evolve.core.errors import UsageError
+from evolve.core.progress import Progress
 from evolve.core.stats import (
     format_ci,
     format_comparison,
@@ -42,11 +42,12 @@ from evolve.core.stats import (
     signed_ci,
     verdict,
 )
-from evolve.evaluate.figures import fair_share_label
+from evolve.evaluate.figures import bidders, bidders_line, fair_share_label
 from evolve.evaluate.matrix import head_to_head, markdown_tables, strategy_matrix
 from evolve.evaluate.paired import PLAY_CHUNK, play_paired
 from evolve.games.registry import make_game
-from evolve.runtime.play import options_text, played_options
+from evolve.runtime.play import options_text, played_options, shared_engine
+from evolve.runtime.precompile import prepare_seats
 
 RULES = ("correct", "study")
 
@@ -184,23 +185,25 @@ def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int |
     unit, n = _count(study, quick)
     seats, labels = study_agents(study, champions)
     layout = study["layout"]
-    result, table = LAYOUTS[layout].run(g, study, seats, labels, unit, n, seed, workers, progress)
-    if any(sees_hidden_hands(parse_seat(s, g)) for s in seats):
+    extra = [study[k] for k in ("solo", "opponent") if k in study]
+    with shared_engine(prepare_seats(g, seats + extra)):
+        result, table = LAYOUTS[layout].run(g, study, seats, labels, unit, n, seed, workers, progress)
+    specs = [parse_seat(s, g) for s in seats]
+    if any(sees_hidden_hands(spec) for spec in specs):
         table += "\n\n" + PERFECT_NOTE
     head = f"# {study['name']}\n\n{g.name} ({options_text(played_options(g))}), " \
            f"{n} {unit} per pairing{' (--quick)' if quick else ''}, seed {seed}"
     if study.get("rule"):
         head += f"; rule={study['rule']} for agents with a 'can win' rule"
-    return {"study": study["name"], "layout": layout, "unit": unit, "count": n, "seed": seed,
+    named = bidders(g, labels, specs)
+    if named:
+        head += "\n\n" + bidders_line(named)
+    return {"study": study["name"], "layout": layout, "unit": unit, "count": n, "seed": seed, "bidders": named,
             "result": result, "table": head + "\n\n" + table}
 
 
 def _bar(total, desc, progress):
-    if not progress:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, unit="pairing", file=sys.stderr)
+    return Progress(total, desc, "pairing", enabled=progress)
 
 
 def _pairs(g, seats, labels, unit, n, seed, blocks, workers, progress) -> dict:
@@ -212,10 +215,8 @@ def _pairs(g, seats, labels, unit, n, seed, blocks, workers, progress) -> dict:
         c = head_to_head(g, seats[i], seats[j], seed=seed, blocks=blocks, workers=workers, **kw)
         c["row"], c["col"] = labels[i], labels[j]
         cells.append(c)
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
+        bar.update(1)
+    bar.close()
     return {"game": g.name, "cells": cells}
 
 
@@ -227,10 +228,8 @@ def _versus(g, seats, labels, opponent, unit, n, seed, workers, progress) -> dic
         c = head_to_head(g, s, opponent, seed=seed, workers=workers, **kw)
         c["row"], c["col"] = label, opponent
         cells.append(c)
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
+        bar.update(1)
+    bar.close()
     return {"game": g.name, "opponent": opponent, "fair_share": fair_share_label(g), "cells": cells}
 
 
@@ -256,10 +255,8 @@ def _solo(g, seats, labels, solo, n, seed, workers, progress) -> dict:
         ci, test = paired_difference(mine, base)
         rows.append({"agent": label, "points": mean_ci(mine).as_dict(), "solo_points": mean_ci(base).as_dict(),
                      "diff_points": {**ci.as_dict(), "t": test.statistic, "p": test.p_value}})
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
+        bar.update(1)
+    bar.close()
     return {"solo": solo, "deals": n, "rows": rows}
 
 

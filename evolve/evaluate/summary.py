@@ -13,7 +13,7 @@ from evolve.core.stats import (
     p_clause,
     wilson,
 )
-from evolve.evaluate.figures import fair_share, fair_share_test, share_of_points
+from evolve.evaluate.figures import bidders, fair_share, fair_share_test, share_of_points
 from evolve.runtime.play import PlayResult, options_text, played_options
 
 
@@ -49,6 +49,7 @@ def summarize(result: PlayResult) -> dict:
         "game": g.name,
         "options": played_options(g),
         "seats": [s.name for s in result.seats],
+        "bidders": bidders(g, range(4), result.seats),
         "seed": result.seed,
         "deals": result.n_deals,
         "passed_out": int(result.passed_out.sum()),
@@ -76,14 +77,16 @@ def render(summary: dict) -> str:
     the longest seat name (a ``champion:PATH`` seat can be long), so the figures stay in
     columns."""
     agent_width = max(len("agent"), *(len(e["agent"]) for e in summary["per_seat"]))
+    bids = {int(k): v for k, v in summary.get("bidders", {}).items()}
+    bid_width = max([len("bids")] + [len(v) for v in bids.values()]) + 1 if bids else 0
     lines = [
         f"{summary['game']} ({options_text(summary['options'])}): {summary['deals']} deals, seed {summary['seed']}"
         + (f", {summary['passed_out']} passed out" if summary["passed_out"] else ""),
         "",
-        f"seat  {'agent':<{agent_width}} {'ATpR':>9}  (95% CI)",
+        f"seat  {'agent':<{agent_width}} {'bids' if bids else '':<{bid_width}}{'ATpR':>9}  (95% CI)",
     ]
     for e in summary["per_seat"]:
-        line = f"{e['seat']:>4}  {e['agent']:<{agent_width}} {_fmt(e['atpr'])}"
+        line = f"{e['seat']:>4}  {e['agent']:<{agent_width}} {bids.get(e['seat'], ''):<{bid_width}}{_fmt(e['atpr'])}"
         share = summary.get("fair_share")
         test = e.get(f"t_test_vs_{share:g}") if share else None
         if test:

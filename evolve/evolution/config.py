@@ -60,7 +60,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "agent": {
         "kind": Key((str,), "network", "network, or a parametric kind (see python -m evolve.arena agents)"),
         "play": Key((str,), "cardcounting", "a seat string whose card play a bidding genome is paired with"),
-        "bidder": Key((str,), "simple", "the bidder a card-play genome is paired with (random or simple)"),
+        "bidder": Key((str,), "default", "the bidder a card-play genome is paired with (default: the game's rule-based "
+                                         "bidder, or a bidder name such as simple, random, context)"),
         "init": Key(
             (str,),
             "default",
@@ -92,9 +93,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
         "bidder": Key(
             (str,),
-            "simple",
-            "random or simple (bids and trump calls of evolved seats)",
-            lambda s: s in ("random", "simple"),
+            "default",
+            "the bidder of evolved seats: default (the game's rule-based bidder) or a bidder name such as simple, "
+            "random, context (python -m evolve.arena agents lists them)",
         ),
     },
     "evolution": {
@@ -404,8 +405,23 @@ def validate(data: dict, path: Path | None = None) -> Config:
     with compiles_deferred():       # checking a seat compiles nothing (the run compiles what it needs)
         _check_seats(out, g, fail)
         _check_agent(out["agent"], g, fail)
+    _resolve_bidders(out, g, fail)
     _check_evolution(out["evolution"], g, fail)
     return Config(path=path, **out)
+
+
+def _resolve_bidders(out: dict, g, fail) -> None:
+    """``bidder = "default"`` becomes the game's own bidder, so the run folder's config
+    (and its hash) names the bidder it was evolved with."""
+    from evolve.agents.bidding.bidders import resolve_bidder
+    from evolve.agents.genomes.evolvable import bidder_spec
+
+    for section in ("network", "agent"):
+        try:
+            bidder_spec(out[section]["bidder"], g)
+        except UsageError as e:
+            fail(f"{section}.bidder", str(e))
+        out[section]["bidder"] = resolve_bidder(out[section]["bidder"], g)
 
 
 def _game(out: dict, fail):
@@ -486,7 +502,7 @@ def _check_agent(agent: dict, game, fail) -> None:
         if definition.role == "bid":
             parse_seat(agent["play"], game)
         else:
-            bidder_spec(agent["bidder"])
+            bidder_spec(agent["bidder"], game)
     except UsageError as e:
         fail("agent.play" if definition.role == "bid" else "agent.bidder", str(e))
 

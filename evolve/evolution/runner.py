@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 from deap import tools
 
-from evolve.agents.callback_slot import SLOTS, compiles_deferred
+from evolve.agents.bidding.bidders import resolve_bidder
+from evolve.agents.callback_slot import compiles_deferred
 from evolve.agents.genomes.champion import Champion, save_champion, start_genome
 from evolve.agents.genomes.evolvable import (
     NetworkAgent,
@@ -58,7 +59,7 @@ from evolve.evolution.strategies import cma, make_strategy
 from evolve.evolution.tournament import Tournament
 from evolve.games.registry import make_game
 from evolve.runtime.play import engine_families_of, played_options
-from evolve.runtime.precompile import engine_job, precompile, slot_job
+from evolve.runtime.precompile import compile_engine
 
 # A run's files; imitation.json alone is no run yet (a start that stopped while imitating
 # is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
@@ -142,14 +143,9 @@ class Evolution:
 
     def prepare_kernels(self) -> None:
         """Compile the run's engine kernel and the callbacks its seats need, side by side on
-        the run's workers, where Numba's cache lacks them (``evolve.runtime.precompile``)."""
-        lockstep = self.config.evolution["evaluation"] == "lockstep"
-        jobs = [engine_job(self.game, self.engine_families)]
-        jobs += [engine_job(self.game, self.engine_families, lockstep=True)] if lockstep else []
-        jobs += [slot_job(symbol) for symbol in sorted(self.callbacks)]
-        precompile(jobs, self.workers)
-        for symbol in self.callbacks:
-            SLOTS[symbol].ensure_compiled()
+        every core, where Numba's cache lacks them (``evolve.runtime.precompile``)."""
+        compile_engine(self.game, self.engine_families, self.callbacks,
+                       lockstep=self.config.evolution["evaluation"] == "lockstep")
 
     # ------------------------------------------------------------------ state
     @property
@@ -456,7 +452,7 @@ class Evolution:
             meta.update(
                 encoding=self.arch.encoding,
                 layers=[self.arch.n_in, self.arch.n_h1, self.arch.n_h2, self.arch.n_out],
-                bidder=self.config.network["bidder"],
+                bidder=resolve_bidder(self.config.network["bidder"], self.game),
             )
         else:
             meta.update(init=self.config.agent["init"])

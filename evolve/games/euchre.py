@@ -215,6 +215,10 @@ class EuchreProtocol(Protocol):
     def fixed(self) -> bool:
         return int(self.rules[P_SETUP]) == SETUP_FIXED_SPADES
 
+    @property
+    def has_calls(self) -> bool:
+        return not self.fixed
+
     def begin(self, state):
         state.pub[UPCARD] = state.upcard
         if self.fixed:

@@ -119,6 +119,8 @@ class Protocol:
     upcard_name = "turned card"
     #: accumulated bags that cost a side 100 points (0: no bag penalty)
     bag_limit = 0
+    #: whether a deal asks the seats for bids or trump calls (their bidders then matter)
+    has_calls = True
 
     def __init__(self, game):
         self.game = game

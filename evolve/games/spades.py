@@ -174,6 +174,10 @@ class SpadesProtocol(Protocol):
         return int(self.rules[P_BIDDING])
 
     @property
+    def has_calls(self) -> bool:
+        return self.bidding != BID_NONE
+
+    @property
     def bag_limit(self) -> int:
         """Accumulated bags that cost a side 100 points (standard bidding: 10; 0: none)."""
         return 10 if self.bidding == BID_STANDARD else 0

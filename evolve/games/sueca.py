@@ -125,6 +125,8 @@ class SuecaProtocol(Protocol):
     the forehand leads; ``setup = "study"``: a uniformly random card of the deck shows
     trump, its holder is not announced, and seat 0 leads every deal."""
 
+    has_calls = False
+
     counts = "card points"
     upcard_name = "trump card"
 

@@ -133,12 +133,13 @@ def arena_match(seat: str, games: int, seed: int = 0) -> np.ndarray:
 
 
 def engine_match(seat: str, deals: int, seed: int = 0) -> np.ndarray:
-    """The same match in our engine (``seat`` at seats 0 and 2 against ``random``): the
-    share of the points per deal. Our random bidder pushes with probability 1/7 (one of
-    seven calls), jass-kit's with 1/2."""
+    """The same match in our engine (``seat`` at seats 0 and 2 against random cards and
+    random trump calls, as jass-kit's random agent plays): the share of the points per
+    deal. Our random bidder pushes with probability 1/7 (one of seven calls), jass-kit's
+    with 1/2."""
     from evolve.runtime.play import play
 
-    r = play("jass", [seat, "random"], deals, seed=seed)
+    r = play("jass", [seat, "random:bidder=random"], deals, seed=seed)
     return r.points[:, 0] / r.points.sum(axis=1)
 
 

@@ -274,7 +274,8 @@ def openspiel_match(game: str, seat: str, hands: int, seed: int = 0, opponent: s
 
 
 def engine_match(game: str, seat: str, deals: int, seed: int = 0) -> np.ndarray:
-    """The same match in our engine: ``seat`` at seats 0 and 2 against ``random``, under
+    """The same match in our engine: ``seat`` at seats 0 and 2 against random cards and
+    random calls (as OpenSpiel's uniform random bot plays), under
     OpenSpiel's rules and scoring, points of side 0 per hand (Spades: the hand score with
     the bag penalty of a hand with ten bags or more, as OpenSpiel scores a single hand;
     Euchre: side 0's score minus side 1's, OpenSpiel's zero-sum returns; passed-out
@@ -283,7 +284,7 @@ def engine_match(game: str, seat: str, deals: int, seed: int = 0) -> np.ndarray:
 
     name, options = game_options(pyspiel.load_game(game))
     adapter = ADAPTERS[name]
-    r = play(name, [seat, "random"], deals, seed=seed, dealer=adapter.dealer, **options)
+    r = play(name, [seat, "random:bidder=random"], deals, seed=seed, dealer=adapter.dealer, **options)
     return adapter.hand_points(r)
 
 

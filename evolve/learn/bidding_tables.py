@@ -35,7 +35,6 @@ Post-processing runs in Numba over the recorded arrays (no Python loop per card)
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -46,6 +45,7 @@ from numba import njit
 from evolve.agents.bidding import euchre_tables as eb
 from evolve.core.errors import UsageError
 from evolve.core.files import atomic_write
+from evolve.core.progress import Progress
 from evolve.games.trick import next_active
 
 CHUNK = 1 << 15   # deals per engine call (the progress bar moves per chunk)
@@ -321,11 +321,7 @@ def measure(play: str = "cardcounting", deals: int = 100_000, seed: int = 0, *, 
     acc["ctx_n"] = np.zeros(eb.CONTEXT_SIZE, np.int64)
     acc["ctx_w"] = np.zeros(eb.CONTEXT_SIZE, np.int64)
     parts = {k: [] for k in ("hand", "up", "suit", "ctx", "act", "score")}
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=deals, desc="euchre tables", unit="deal", unit_scale=True, file=sys.stderr)
+    bar = Progress(deals, "euchre tables", "deal", enabled=progress, unit_scale=True)
     t0 = time.time()
     for a in range(0, deals, chunk):
         n = min(chunk, deals - a)
@@ -341,10 +337,8 @@ def measure(play: str = "cardcounting", deals: int = 100_000, seed: int = 0, *, 
                       i64(r.score), buf["hand"], buf["up"], buf["suit"], buf["ctx"], buf["act"], buf["score"])
         for key in parts:
             parts[key].append(buf[key][:j].copy())
-        if bar is not None:
-            bar.update(n)
-    if bar is not None:
-        bar.close()
+        bar.update(n)
+    bar.close()
     dec = {k: np.concatenate(v) for k, v in parts.items()}
     dec = {k: (v.astype(np.int64) if k != "hand" else v) for k, v in dec.items()}
     out = build_tables(acc, dec, pseudo)

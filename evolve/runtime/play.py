@@ -12,6 +12,8 @@ from a notebook::
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -28,6 +30,21 @@ from evolve.runtime.batch import play_batch
 from evolve.runtime.lockstep import play_lockstep
 
 CHUNK = 1 << 14
+
+# families every ``play`` in the block compiles in (``shared_engine``)
+_SHARED_FAMILIES: ContextVar[tuple[str, ...]] = ContextVar("shared_engine_families", default=())
+
+
+@contextmanager
+def shared_engine(families: Sequence[str]):
+    """Within the block every ``play`` compiles its engine with at least ``families``, so a
+    matrix or a study whose pairings seat different agents plays them all on one kernel
+    (compiled once, ``evolve.runtime.precompile``). The results do not depend on it."""
+    token = _SHARED_FAMILIES.set(tuple(families))
+    try:
+        yield
+    finally:
+        _SHARED_FAMILIES.reset(token)
 
 
 @dataclass
@@ -226,7 +243,7 @@ def play(
 def engine_families_of(specs: Sequence[AgentSpec], extra: Sequence[str] = ()) -> tuple[str, ...]:
     """The agent families an engine for ``specs`` compiles in: the seats' own plus ``extra``
     (in ``FAMILIES`` order)."""
-    wanted = set(families_of([s.play_kind for s in specs])) | set(extra)
+    wanted = set(families_of([s.play_kind for s in specs])) | set(extra) | set(_SHARED_FAMILIES.get())
     unknown = wanted - {f.name for f in FAMILIES}
     if unknown:
         raise UsageError(f"engine_families: unknown agent families {sorted(unknown)}; valid: "

@@ -17,7 +17,6 @@ engine_families=...)``), so it compiles one engine, not one per table layout.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Sequence
 from evolve.agents.callback_slot import SLOTS, index_has
 from evolve.agents.dispatch import FAMILIES
 from evolve.core import numba_cache
+from evolve.core.cores import resolve_workers
 
 # compile time of the engine of one game with random play and its bidders, and the share
 # of each agent family (evolve.agents.dispatch.FAMILIES), measured on this 2-core machine
@@ -88,6 +88,8 @@ def missing(jobs: Sequence[CompileJob]) -> list[CompileJob]:
 def compile_job(job: CompileJob) -> tuple[CompileJob, float]:
     """Compile one job's kernel into Numba's cache (run in a worker process); returns the
     job and the seconds it took."""
+    import evolve.agents  # noqa: F401  (every slot registers itself on import)
+
     start = time.perf_counter()
     numba_cache.quiet()         # the parent announces the jobs once
     if job.slot:
@@ -101,15 +103,16 @@ def compile_job(job: CompileJob) -> tuple[CompileJob, float]:
 
 
 def precompile(jobs: Sequence[CompileJob], workers: int = 0, stream=None) -> list[CompileJob]:
-    """Compile the kernels of ``jobs`` that Numba's cache lacks in up to ``workers`` (0: all
-    cores) worker processes at once, announcing them in one line on ``stream`` (stderr);
-    returns the jobs compiled. With one job or one worker it compiles in this process."""
+    """Compile the kernels of ``jobs`` that Numba's cache lacks in up to ``workers`` (0: every
+    core) worker processes at once, announcing them in one line on ``stream`` (stderr);
+    returns the jobs compiled. With one job or one worker it compiles in this process.
+    Compiling is one-time work that changes no result, so callers use every core even
+    when they play on one."""
     todo = missing(jobs)
     if not todo:
         return []
     stream = stream or sys.stderr
-    cores = os.cpu_count() or 1
-    workers = min(len(todo), cores if workers <= 0 else workers)
+    workers = min(len(todo), resolve_workers(workers))
     total = sum(j.seconds for j in todo)
     estimate = max(max(j.seconds for j in todo), total / workers)
     where = f" in {workers} processes" if workers > 1 else ""
@@ -134,3 +137,29 @@ def _report(done, n: int, start: float, stream) -> None:
         print(f"  compiled {job.what} in {seconds:.0f} s ({k}/{n})", file=stream, flush=True)
     print(f"compiled {n} kernel{'s' if n > 1 else ''} in {time.perf_counter() - start:.0f} s", file=stream,
           flush=True)
+
+
+def prepare_seats(game, seats: Sequence, workers: int = 0, lockstep: bool = False) -> tuple[str, ...]:
+    """Compile, side by side where Numba's cache lacks them, one engine kernel for every
+    seat in ``seats`` (seat strings or specs of ``game``) and the callbacks they need;
+    returns the engine's families, for ``evolve.runtime.play.shared_engine``."""
+    from evolve.agents.callback_slot import compiles_deferred
+    from evolve.agents.registry import parse_seat
+    from evolve.runtime.play import engine_families_of
+
+    with compiles_deferred() as wanted:
+        specs = [parse_seat(s, game) for s in seats]
+    families = engine_families_of(specs)
+    compile_engine(game, families, wanted, workers, lockstep)
+    return families
+
+
+def compile_engine(game, families: Sequence[str], slots=(), workers: int = 0, lockstep: bool = False) -> None:
+    """Compile the engine kernel of ``game`` with ``families`` (and its lockstep twin) and
+    the callback ``slots`` side by side where Numba's cache lacks them, then load the
+    callbacks into this process."""
+    jobs = [engine_job(game, families)] + ([engine_job(game, families, lockstep=True)] if lockstep else [])
+    precompile(jobs + [slot_job(symbol) for symbol in sorted(slots)], workers)
+    for symbol in slots:
+        SLOTS[symbol].ensure_compiled()
+

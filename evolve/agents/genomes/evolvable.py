@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from evolve.agents.bidding.bidders import BIDDER_OPTIONS, BIDDERS, bidder_from
+from evolve.agents.bidding.bidders import BIDDER_GAMES, BIDDER_OPTIONS, bidder_from, resolve_bidder
 from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import AgentSpec, parse_seat
 from evolve.core.errors import UsageError
@@ -50,13 +50,18 @@ def layout_is_unit(layout: Layout) -> bool:
     return bool(np.all(layout.lower == -1.0) and np.all(layout.upper == 1.0))
 
 
-def bidder_spec(bidder: str) -> tuple[int, np.ndarray]:
-    """Kind and parameters of a named bidder with its default thresholds."""
-    if bidder not in BIDDERS:
-        raise UsageError(f"bidder {bidder!r} is invalid; valid values: {', '.join(BIDDERS)}")
+def bidder_spec(bidder: str, game) -> tuple[int, np.ndarray]:
+    """Kind and parameters of a named bidder with its default thresholds in ``game`` (a
+    ``Game`` or its name)."""
+    if bidder not in BIDDER_OPTIONS["bidder"].choices:
+        raise UsageError(f"bidder {bidder!r} is invalid; valid values: {', '.join(BIDDER_OPTIONS['bidder'].choices)}")
+    name = resolve_bidder(bidder, game)
+    if getattr(game, "name", game) not in BIDDER_GAMES.get(name, (getattr(game, "name", game),)):
+        raise UsageError(f"bidder {bidder!r} decides only {', '.join(BIDDER_GAMES[name])} calls, not "
+                         f"{getattr(game, 'name', game)}")
     opts = {k: o.default for k, o in BIDDER_OPTIONS.items()}
-    opts["bidder"] = bidder
-    return bidder_from(opts)
+    opts["bidder"] = name
+    return bidder_from(opts, game)
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,7 @@ class NetworkAgent:
     """An evolved network (card play) with a named bidder."""
 
     arch: Architecture
-    bidder: str = "simple"
+    bidder: str = "default"
 
     kind = "network"
 
@@ -81,9 +86,11 @@ class NetworkAgent:
     def specs(self, genomes: np.ndarray, names: list[str] | None = None) -> list[AgentSpec]:
         """One seat per genome (natural units)."""
         packed = self.arch.pack_many(genomes)
-        kind, params = bidder_spec(self.bidder)
+        kind, params = bidder_spec(self.bidder, self.arch.game)
         names = names or [f"member{i}" for i in range(len(packed))]
-        return [AgentSpec(n, self.arch.kind, p, kind, params, self.arch.work_size) for n, p in zip(names, packed)]
+        label = resolve_bidder(self.bidder, self.arch.game)
+        return [AgentSpec(n, self.arch.kind, p, kind, params, self.arch.work_size, label)
+                for n, p in zip(names, packed)]
 
     def blocks(self, genome: np.ndarray) -> dict[str, np.ndarray]:
         """The named arrays stored in ``champion.npz`` (zero biases when bias is off)."""
@@ -97,7 +104,7 @@ class NetworkAgent:
 
     def paired(self, other: str) -> "NetworkAgent":
         """The same network with another bidder (``champion:PATH@bidder``)."""
-        bidder_spec(other)
+        bidder_spec(other, self.arch.game)
         return replace(self, bidder=other)
 
 
@@ -157,7 +164,7 @@ class ParametricAgent:
             if self.definition.role == "play":
                 out.append(replace(base, name=name, play_kind=kind, play_params=params, work_size=0))
             else:
-                out.append(replace(base, name=name, bid_kind=kind, bid_params=params))
+                out.append(replace(base, name=name, bid_kind=kind, bid_params=params, bidder=f"evolved {self.kind}"))
         return out
 
     def blocks(self, genome: np.ndarray) -> dict[str, np.ndarray]:
@@ -174,7 +181,7 @@ class ParametricAgent:
     def paired(self, other: str) -> "ParametricAgent":
         """The same genome with another seat for the other half (``champion:PATH@seat``)."""
         if self.definition.role == "play":
-            bidder_spec(other)
+            bidder_spec(other, self.game)
             other = f"random:bidder={other}"
         parse_seat(other, self.game)
         return replace(self, pair=other)

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from evolve.agents.bidding.bidders import BIDDER_OPTIONS, BIDDERS, bidder_from
+from evolve.agents.bidding.bidders import BIDDER_OPTIONS, bidder_from
 from evolve.agents.registry import AgentDef, AgentSpec, register
 from evolve.agents.rulebased.markov import markov_values
 from evolve.agents.rulebased.play import (
@@ -38,12 +38,7 @@ ALL_GAMES = ("spades", "euchre", "sueca", "jass")
 RULES = ("correct", "study")
 VALUES = ("count", "strength")
 
-_BIDDER = {
-    **BIDDER_OPTIONS,
-    "bidder": Option("simple", "bids and trump calls: simple (rule-based; Jass: the ranked trump choice) | random "
-                     "| graf (Jass: the Graf trump table)",
-                     tuple(BIDDERS)),
-}
+_BIDDER = dict(BIDDER_OPTIONS)
 _RULE = {"rule": Option("correct", "'can win' test: correct (trick keys) | study (the Euchre study's fixed "
                         "strength scores, so an off-suit ace 'beats' a led nine)", RULES)}
 _TAU = {"tau": Option("0.25", "threshold on the Markov ratio (a number >= 0)")}
@@ -80,7 +75,7 @@ def rule_params(game, tau: float = 0.25, rule: str = "correct", values: str | np
 
 def _maker(name: str, kind: int, *, tau: bool = False, rule: bool = False, values: bool = False):
     def make(opts: dict, game) -> AgentSpec:
-        bid_kind, bid_params = bidder_from(opts)
+        bid_kind, bid_params = bidder_from(opts, game)
         params = rule_params(
             game,
             _tau(opts, name) if tau else 0.25,

@@ -20,7 +20,6 @@ reproducible.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +44,6 @@ from evolve.games.bits import N_STREAMS
 from evolve.games.options import Option
 
 SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
-SEARCH_BIDDER_OPTIONS["bidder"] = replace(BIDDER_OPTIONS["bidder"], default="simple")
 SHIPPED_VALUE = Path(__file__).resolve().parent.parent / "data"     # evolve/agents/data
 SECONDS = Option(0.0, "wall-clock budget per decision in seconds; replaces the iteration count (0: off)",
                  kind=float, minimum=0.0)
@@ -122,9 +120,9 @@ def _tail(opts: dict, game, owner: str, net=None, depth: int = 0) -> list[float]
             len(vparams), *vparams]
 
 
-def _spec(name: str, kind: int, params: list[float], opts: dict, tail=()) -> AgentSpec:
+def _spec(name: str, kind: int, params: list[float], opts: dict, game, tail=()) -> AgentSpec:
     ensure_compiled()   # compile / load the search callback here rather than mid-engine
-    bid_kind, bid_params = bidder_from(opts)
+    bid_kind, bid_params = bidder_from(opts, game)
     play = np.array(params + [_ticks(opts, name)] + list(tail), np.float64)
     scratch = int(tail[2]) if len(tail) else 0
     return AgentSpec(name, kind, play, bid_kind, bid_params, work_size(kind, play) + scratch)
@@ -134,7 +132,7 @@ def _make_mc(opts: dict, game, name: str = "mc", kind: int = KIND_MC) -> AgentSp
     variant = MC_VARIANTS.index(opts["variant"])
     shuffles = _positive(opts, "shuffles", name)
     playouts = _positive(opts, "playouts", name)
-    return _spec(name, kind, [variant, shuffles, playouts], opts, _tail(opts, game, name))
+    return _spec(name, kind, [variant, shuffles, playouts], opts, game, _tail(opts, game, name))
 
 
 def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -> AgentSpec:
@@ -142,7 +140,7 @@ def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -
     i = _positive(opts, "iterations", name)
     net = _value_net(opts, game, name, False)
     depth = _positive(opts, "depth", name)
-    return _spec(name, kind, [d, i, _exploration(opts, name)], opts, _tail(opts, game, name, net, depth))
+    return _spec(name, kind, [d, i, _exploration(opts, name)], opts, game, _tail(opts, game, name, net, depth))
 
 
 def _make_perfect_mc(opts: dict, game) -> AgentSpec:
@@ -155,13 +153,13 @@ def _make_perfect_dmcts(opts: dict, game) -> AgentSpec:
 
 def _make_ismcts(opts: dict, game) -> AgentSpec:
     i = _positive(opts, "iterations", "ismcts")
-    return _spec("ismcts", KIND_ISMCTS, [i, _exploration(opts, "ismcts")], opts, _tail(opts, game, "ismcts"))
+    return _spec("ismcts", KIND_ISMCTS, [i, _exploration(opts, "ismcts")], opts, game, _tail(opts, game, "ismcts"))
 
 
 def _make_maxvalue(opts: dict, game) -> AgentSpec:
     n = _positive(opts, "samples", "maxvalue")
     net = _value_net(opts, game, "maxvalue", True)
-    return _spec("maxvalue", KIND_MAXVALUE, [n], opts, _tail(opts, game, "maxvalue", net, 1))
+    return _spec("maxvalue", KIND_MAXVALUE, [n], opts, game, _tail(opts, game, "maxvalue", net, 1))
 
 
 ROLLOUT = Option("random", "card-play agent of every seat in the playouts: random (the fast built-in playout), a "
