@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evolve.core import pool
 from evolve.core.errors import UsageError
 from evolve.evolution.tournament import play_chunk
 
@@ -221,10 +222,9 @@ def make_runner(backend: str = "loky", workers: int = 1, scheduler: str = ""):
             # the same arrays, with nothing to copy or pickle
             executor, share = ThreadPoolExecutor(workers - 1), None
         else:
-            from joblib.executor import get_memmapping_executor
-
-            # joblib's own reusable loky pool (the one ``Parallel`` uses, so both can coexist)
-            executor, share = get_memmapping_executor(workers - 1), LocalShare()
+            # the run's one reusable pool of workers (``evolve.core.pool``): they stay up,
+            # with their kernels loaded, from the compile and the teacher data to the end
+            executor, share = pool.executor(workers - 1), LocalShare()
         runner = ParentAndWorkers(executor, share)
         try:
             yield runner

@@ -144,8 +144,13 @@ class Evolution:
     def prepare_kernels(self) -> None:
         """Compile the run's engine kernel and the callbacks its seats need, side by side on
         every core, where Numba's cache lacks them (``evolve.runtime.precompile``)."""
+        then = ()
+        if self.config.imitation["teacher"]:
+            from evolve.learn.imitation import warm_replay
+
+            then = ((warm_replay, (self.game, self.arch)),)
         compile_engine(self.game, self.engine_families, self.callbacks,
-                       lockstep=self.config.evolution["evaluation"] == "lockstep")
+                       lockstep=self.config.evolution["evaluation"] == "lockstep", then=then)
 
     # ------------------------------------------------------------------ state
     @property

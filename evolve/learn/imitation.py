@@ -29,6 +29,7 @@ from evolve.agents.network.architecture import Architecture, output_index
 from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import network_inputs
 from evolve.core.optim import adam_step
+from evolve.core.pool import map_ordered
 from evolve.core.progress import progress_line
 from evolve.games.bits import cards_of, count
 from evolve.games.registry import Game
@@ -75,19 +76,11 @@ def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int
     specs = parse_seats(seats, game)
     bounds = [(a, min(a + COLLECT_CHUNK, deals)) for a in range(0, deals, COLLECT_CHUNK)]
     tasks = [(game, arch, specs, tuple(mine), seed, a, b, tuple(engine_families)) for a, b in bounds]
+    parts = []
     with progress_line("imitation: teacher deals", deals, "deal", enabled=progress) as bar:
-        if workers > 1 and len(tasks) > 1:
-            from joblib import Parallel, delayed
-
-            parts = []
-            for part in Parallel(n_jobs=workers, return_as="generator")(delayed(_collect_chunk)(*t) for t in tasks):
-                parts.append(part)
-                bar.update(part[3])
-        else:
-            parts = []
-            for t in tasks:
-                parts.append(_collect_chunk(*t))
-                bar.update(parts[-1][3])
+        for part in map_ordered(_collect_chunk, tasks, workers):
+            parts.append(part)
+            bar.update(part[3])
     target = np.concatenate([p[2] for p in parts])
     if not len(target):
         raise ValueError("the teacher made no decision with two or more legal cards")
@@ -101,23 +94,56 @@ def _collect_chunk(game: Game, arch: Architecture, specs, mine: tuple, seed: int
     from evolve.runtime.play import play
 
     result = play(game, specs, last - first, seed=seed, start=first, record=True, engine_families=engine_families)
-    params = arch.pack(np.zeros(arch.genome_size))
-    work = np.zeros(arch.work_size)
-    x = np.zeros(arch.n_in)
+    example = _Example(game, arch)
     inputs, legal, target = [], [], []
     for i in range(last - first):
         for seat, hand, lg, mode, pub, card in replay_decisions(game, result, i):
             if seat not in mine or count(lg) < 2:
                 continue
-            network_inputs(arch.kind, params, 0, seat, game.rules, mode, hand, pub, work, x)
-            row = np.zeros(arch.n_out, bool)
-            for c in cards_of(lg):
-                row[output_index(arch, seat, hand, pub, c)] = True
-            inputs.append(x.astype(np.float32))
+            x, row, chosen = example(seat, hand, lg, mode, pub, card)
+            inputs.append(x)
             legal.append(row)
-            target.append(output_index(arch, seat, hand, pub, card))
+            target.append(chosen)
     return (np.array(inputs, np.float32).reshape(-1, arch.n_in), np.array(legal, bool).reshape(-1, arch.n_out),
             np.array(target, np.int64), last - first)
+
+
+class _Example:
+    """One decision as a training example: the network's input vector, its legal outputs
+    and the output of the card played."""
+
+    def __init__(self, game: Game, arch: Architecture):
+        self.game = game
+        self.arch = arch
+        self.params = arch.pack(np.zeros(arch.genome_size))
+        self.work = np.zeros(arch.work_size)
+        self.x = np.zeros(arch.n_in)
+
+    def __call__(self, seat, hand, legal, mode, pub, card) -> tuple[np.ndarray, np.ndarray, int]:
+        arch = self.arch
+        network_inputs(arch.kind, self.params, 0, seat, self.game.rules, mode, hand, pub, self.work, self.x)
+        row = np.zeros(arch.n_out, bool)
+        for c in cards_of(legal):
+            row[output_index(arch, seat, hand, pub, c)] = True
+        return self.x.astype(np.float32), row, output_index(arch, seat, hand, pub, card)
+
+
+def warm_replay(game: Game, arch: Architecture) -> None:
+    """Compile (or load from Numba's cache) what turns a teacher's deals into examples, by
+    replaying one random deal as ``collect`` replays the teacher's, so that the workers
+    that collect find it compiled (``evolve.runtime.precompile`` runs it beside the
+    engine's compile)."""
+    from evolve.games.stepper import TrickState
+
+    deck = np.random.default_rng(0).permutation(game.info.n_cards)
+    h = game.info.hand_size
+    state = TrickState(game, [deck[s * h:(s + 1) * h].tolist() for s in range(4)], 0, 1)
+    example = _Example(game, arch)
+    while not state.done:
+        seat = state.to_move
+        card = state.legal()[0]
+        example(seat, np.uint64(state.hands[seat]), np.uint64(state.legal_mask()), state.mode, state.pub.copy(), card)
+        state.play(card)
 
 
 def _layers(weights: dict) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -22,6 +22,7 @@ import numpy as np
 from evolve.agents.dispatch import FAMILIES, families_of
 from evolve.agents.registry import AgentSpec, pack_seats, parse_seats
 from evolve.core.errors import UsageError, checked_int
+from evolve.core.pool import map_ordered
 from evolve.games.bits import seed_key
 from evolve.games.card_play import DealRecord, new_record
 from evolve.games.match import accumulate_games
@@ -219,12 +220,7 @@ def play(
         )
         for a, b in bounds
     ]
-    if workers > 1 and len(jobs) > 1:
-        from joblib import Parallel, delayed
-
-        recs = Parallel(n_jobs=workers)(delayed(_run_chunk)(*job) for job in jobs)
-    else:
-        recs = [_run_chunk(*job) for job in jobs]
+    recs = list(map_ordered(_run_chunk, jobs, workers))
     rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
     n_sides = g.n_sides
     score = rec.score[:, :n_sides]

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from evolve.agents.callback_slot import SLOTS, index_has
 from evolve.agents.dispatch import FAMILIES
 from evolve.core import numba_cache
 from evolve.core.cores import resolve_workers
+from evolve.core.pool import map_unordered
 
 # compile time of the engine of one game with random play and its bidders, and the share
 # of each agent family (evolve.agents.dispatch.FAMILIES), measured on this 2-core machine
@@ -44,6 +45,7 @@ class CompileJob:
     families: tuple[str, ...] = ()
     lockstep: bool = False
     slot: str = ""
+    then: tuple = ()        # (function, args) pairs run in the same process after the compile
 
 
 def engine_job(game, families: Sequence[str], lockstep: bool = False) -> CompileJob:
@@ -78,7 +80,7 @@ def engine_cached(job: CompileJob) -> bool:
 def missing(jobs: Sequence[CompileJob]) -> list[CompileJob]:
     """The jobs whose kernels Numba's cache lacks, longest first (duplicates removed)."""
     out = []
-    for job in dict.fromkeys(jobs):
+    for job in {job.what: job for job in jobs}.values():
         cached = SLOTS[job.slot].cached() if job.slot else engine_cached(job)
         if not cached:
             out.append(job)
@@ -99,6 +101,8 @@ def compile_job(job: CompileJob) -> tuple[CompileJob, float]:
 
         play(job.game, ["random"] * 4, 1, seed=0, engine_families=job.families, lockstep=job.lockstep,
              **dict(job.options))
+    for fn, args in job.then:
+        fn(*args)
     return job, time.perf_counter() - start
 
 
@@ -124,10 +128,7 @@ def precompile(jobs: Sequence[CompileJob], workers: int = 0, stream=None) -> lis
             done = (compile_job(job) for job in todo)
             _report(done, len(todo), start, stream)
     else:
-        from joblib import Parallel, delayed
-
-        done = Parallel(n_jobs=workers, return_as="generator_unordered")(delayed(compile_job)(j) for j in todo)
-        _report(done, len(todo), start, stream)
+        _report(map_unordered(compile_job, [(j,) for j in todo], workers), len(todo), start, stream)
     return todo
 
 
@@ -154,11 +155,14 @@ def prepare_seats(game, seats: Sequence, workers: int = 0, lockstep: bool = Fals
     return families
 
 
-def compile_engine(game, families: Sequence[str], slots=(), workers: int = 0, lockstep: bool = False) -> None:
+def compile_engine(game, families: Sequence[str], slots=(), workers: int = 0, lockstep: bool = False,
+                   then: tuple = ()) -> None:
     """Compile the engine kernel of ``game`` with ``families`` (and its lockstep twin) and
     the callback ``slots`` side by side where Numba's cache lacks them, then load the
-    callbacks into this process."""
-    jobs = [engine_job(game, families)] + ([engine_job(game, families, lockstep=True)] if lockstep else [])
+    callbacks into this process. ``then``: (function, args) pairs that the engine's
+    worker runs after its compile (more to compile that shares the engine's functions)."""
+    jobs = [replace(engine_job(game, families), then=tuple(then))]
+    jobs += [engine_job(game, families, lockstep=True)] if lockstep else []
     precompile(jobs + [slot_job(symbol) for symbol in sorted(slots)], workers)
     for symbol in slots:
         SLOTS[symbol].ensure_compiled()
