@@ -1,7 +1,7 @@
 """``python -m evolve.arena``: play agents against each other and report the figures.
 
     python -m evolve.arena --game spades --seats random,random,random,random --deals 10000 --seed 1
-    python -m evolve.arena --game euchre --seats random:bidder=simple,random --deals 5000 \\
+    python -m evolve.arena --game euchre --seats random:bidder=simple,random:bidder=random --deals 5000 \\
         --option stick_the_dealer=true --json
 
 Prints per-seat ATpR and per-side points and hand scores, each with a 95% confidence
@@ -136,7 +136,7 @@ other commands:
       every agent and game with its options and defaults
 
 example:
-  python -m evolve.arena --game euchre --seats random:bidder=simple,random --deals 20000 \\
+  python -m evolve.arena --game euchre --seats random:bidder=simple,random:bidder=random --deals 20000 \\
       --option stick_the_dealer=true
 """
 

@@ -96,8 +96,8 @@ class Family:
 
 
 FAMILIES = (
-    Family("network", NETWORK_KINDS, "play_network", network_card, 20.0),
-    Family("rules", RULE_KINDS, "play_rules", rule_card, 8.0),
+    Family("network", NETWORK_KINDS, "play_network", network_card, 17.0),
+    Family("rules", RULE_KINDS, "play_rules", rule_card, 7.0),
     Family("search", SEARCH_KINDS, "play_search", search_card, 3.0),
     Family("perfect", PERFECT_KINDS, "play_perfect", perfect_card, 3.0),
 )

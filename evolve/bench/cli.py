@@ -83,7 +83,10 @@ def _add_engine(sub) -> None:
     p.set_defaults(run=run_engine, show=format_engine, options=_options_of(p))
 
 
-EVOLUTION_TARGET_SPEEDUP = 1.8
+STUDY_CONFIG = "experiments/spades_cardbased_study.toml"
+# the speed-up of 2 workers each shipped config must reach: the study's procedure at a budget
+# where parallel evaluation matters (240 tables x 16 rounds), and the main job as it runs
+EVOLUTION_TARGET_SPEEDUP = {STUDY_CONFIG: 1.8, "experiments/spades_cardbased.toml": 1.6}
 
 
 def run_evolution(args) -> dict:
@@ -93,17 +96,23 @@ def run_evolution(args) -> dict:
 
     if not Path(args.config).is_file():
         raise UsageError(f"--config {args.config!r}: file not found")
+    study = Path(args.config).resolve() == Path(STUDY_CONFIG).resolve()
     res = bench_generation(
         args.config,
         (1, 2),
         args.repeats,
-        games=args.games,
-        rounds=args.rounds,
+        games=args.games or (240 if study else None),
+        rounds=args.rounds or (16 if study else None),
         backend=args.backend,
         evaluation=args.evaluation,
     )
-    res["target_speedup"] = EVOLUTION_TARGET_SPEEDUP
-    res["pass"] = res.get("speedup_2_vs_1", 0) >= EVOLUTION_TARGET_SPEEDUP
+    shipped = next((path for path in EVOLUTION_TARGET_SPEEDUP if Path(args.config).resolve() == Path(path).resolve()),
+                   None)
+    # the main job's target holds for its generation as it runs, not for another size
+    target = EVOLUTION_TARGET_SPEEDUP[shipped] if shipped and (study or not (args.games or args.rounds)) else None
+    if target is not None:
+        res["target_speedup"] = target
+        res["pass"] = res.get("speedup_2_vs_1", 0) >= target
     return res
 
 
@@ -119,19 +128,21 @@ def format_evolution(res: dict) -> str:
         f"2 workers: {w2['seconds_per_generation']:.3f} s/generation (median "
         f"{w2['median_seconds_per_generation']:.3f}), "
         f"{w2['rounds_per_second']:,.0f} rounds/s",
-        f"speed-up {res['speedup_2_vs_1']:.2f}x, of the medians {res['median_speedup_2_vs_1']:.2f}x "
-        f"(target >= {res['target_speedup']}x): {'PASS' if res['pass'] else 'MISS'}",
+        f"speed-up {res['speedup_2_vs_1']:.2f}x, of the medians {res['median_speedup_2_vs_1']:.2f}x"
+        + (f" (target >= {res['target_speedup']}x): {'PASS' if res['pass'] else 'MISS'}"
+           if "target_speedup" in res else ""),
     ])
 
 
 def _add_evolution(sub) -> None:
     p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
-    p.add_argument("--config", default="experiments/spades_cardbased_study.toml",
-                   help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units)")
-    p.add_argument("--games", type=_positive_int, default=240,
-                   help="tables per generation (default 240: with 16 rounds, 64x the study's 60-round generations, "
-                        "a budget where parallel evaluation matters)")
-    p.add_argument("--rounds", type=_positive_int, default=16, help="rounds per table (default 16)")
+    p.add_argument("--config", default=STUDY_CONFIG,
+                   help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units; "
+                        "experiments/spades_cardbased.toml: the main job's generation as it runs)")
+    p.add_argument("--games", type=_positive_int,
+                   help="tables per generation (default: the config's; for the study's 240: with 16 rounds, 64x the "
+                        "study's 60-round generations, a budget where parallel evaluation matters)")
+    p.add_argument("--rounds", type=_positive_int, help="rounds per table (default: the config's; the study's 16)")
     p.add_argument(
         "--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)"
     )

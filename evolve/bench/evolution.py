@@ -38,9 +38,10 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
     evo = Evolution(cfg, progress=False)
     state = evo.initial_state()
     specs = evo.member_specs(state.population)
+    tables = evo.tournament.plan(len(specs), 0, 0)[0].n_tables   # with common random numbers: member x opponent
     out = {"config": str(config), "backend": cfg.parallel["backend"], "evaluation": cfg.evolution["evaluation"],
            "population": len(specs),
-           "rounds_per_generation": cfg.evolution["games_per_generation"] * cfg.evolution["rounds_per_game"]}
+           "rounds_per_generation": tables * cfg.evolution["rounds_per_game"]}
     with ExitStack() as stack:
         runners = {w: stack.enter_context(make_runner(cfg.parallel["backend"], w, cfg.parallel["scheduler"]))
                    for w in workers}

@@ -141,7 +141,7 @@ def kernels_cached() -> bool:
 
 # Rough compile times measured on a 2-core machine (seconds): the engine of one game with random
 # play and its bidders, plus each agent family's own share (evolve.agents.dispatch.FAMILIES).
-ENGINE_SECONDS = 8.0
+ENGINE_SECONDS = 10.0
 GENERIC_DELAY = 3.0   # seconds before an unregistered compile is announced
 
 

@@ -26,23 +26,15 @@ def executor(workers: int):
 def map_ordered(fn: Callable, tasks: Iterable[tuple], workers: int) -> Iterator:
     """``fn(*task)`` for every task on ``workers`` processes, yielded in task order as each
     becomes ready (in this process, one after another, when ``workers`` <= 1)."""
-    tasks = list(tasks)
-    if workers <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield fn(*task)
-        return
-    pool = executor(workers)
-    futures = [pool.submit(fn, *task) for task in tasks]
-    try:
-        for future in futures:
-            yield future.result()
-    finally:
-        for future in futures:
-            future.cancel()
+    return _map(fn, tasks, workers, ordered=True)
 
 
 def map_unordered(fn: Callable, tasks: Iterable[tuple], workers: int) -> Iterator:
     """``fn(*task)`` for every task on ``workers`` processes, yielded as they finish."""
+    return _map(fn, tasks, workers, ordered=False)
+
+
+def _map(fn: Callable, tasks: Iterable[tuple], workers: int, ordered: bool) -> Iterator:
     from concurrent.futures import as_completed
 
     tasks = list(tasks)
@@ -53,8 +45,8 @@ def map_unordered(fn: Callable, tasks: Iterable[tuple], workers: int) -> Iterato
     pool = executor(workers)
     futures = [pool.submit(fn, *task) for task in tasks]
     try:
-        for future in as_completed(futures):
+        for future in futures if ordered else as_completed(futures):
             yield future.result()
     finally:
-        for future in futures:
+        for future in futures:      # an abandoned map (an error, Ctrl-C) leaves no work queued
             future.cancel()

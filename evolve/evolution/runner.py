@@ -59,7 +59,7 @@ from evolve.evolution.strategies import cma, make_strategy
 from evolve.evolution.tournament import Tournament
 from evolve.games.registry import make_game
 from evolve.runtime.play import engine_families_of, played_options
-from evolve.runtime.precompile import compile_engine
+from evolve.runtime.precompile import CompileJob, compile_engine
 
 # A run's files; imitation.json alone is no run yet (a start that stopped while imitating
 # is made again exactly), so it does not make a folder "taken", but --overwrite removes it.
@@ -144,13 +144,13 @@ class Evolution:
     def prepare_kernels(self) -> None:
         """Compile the run's engine kernel and the callbacks its seats need, side by side on
         every core, where Numba's cache lacks them (``evolve.runtime.precompile``)."""
-        then = ()
+        calls = []
         if self.config.imitation["teacher"]:
             from evolve.learn.imitation import warm_replay
 
-            then = ((warm_replay, (self.game, self.arch)),)
+            calls.append(CompileJob("the teacher's replay", 5.0, call=(warm_replay, (self.game, self.arch))))
         compile_engine(self.game, self.engine_families, self.callbacks,
-                       lockstep=self.config.evolution["evaluation"] == "lockstep", then=then)
+                       lockstep=self.config.evolution["evaluation"] == "lockstep", calls=calls)
 
     # ------------------------------------------------------------------ state
     @property

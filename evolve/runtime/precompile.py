@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Sequence
 
 from evolve.agents.callback_slot import SLOTS, index_has
@@ -36,7 +36,9 @@ ENGINE_SECONDS = numba_cache.ENGINE_SECONDS
 @dataclass(frozen=True)
 class CompileJob:
     """One kernel to compile: the engine of ``game`` (with ``options``) with the agent
-    ``families`` (and the lockstep root when ``lockstep``), or the callback slot ``slot``."""
+    ``families`` (and the lockstep root when ``lockstep``), the callback slot ``slot``, or
+    ``call`` = (function, args): smaller kernels that a function compiles by running
+    (run only beside a kernel that is compiled, as their cache cannot be checked)."""
 
     what: str
     seconds: float
@@ -45,7 +47,7 @@ class CompileJob:
     families: tuple[str, ...] = ()
     lockstep: bool = False
     slot: str = ""
-    then: tuple = ()        # (function, args) pairs run in the same process after the compile
+    call: tuple = ()
 
 
 def engine_job(game, families: Sequence[str], lockstep: bool = False) -> CompileJob:
@@ -81,9 +83,12 @@ def missing(jobs: Sequence[CompileJob]) -> list[CompileJob]:
     """The jobs whose kernels Numba's cache lacks, longest first (duplicates removed)."""
     out = []
     for job in {job.what: job for job in jobs}.values():
+        if job.call:
+            continue
         cached = SLOTS[job.slot].cached() if job.slot else engine_cached(job)
         if not cached:
             out.append(job)
+    out += [job for job in jobs if job.call] if out else []
     return sorted(out, key=lambda j: -j.seconds)
 
 
@@ -94,15 +99,15 @@ def compile_job(job: CompileJob) -> tuple[CompileJob, float]:
 
     start = time.perf_counter()
     numba_cache.quiet()         # the parent announces the jobs once
-    if job.slot:
+    if job.call:
+        job.call[0](*job.call[1])
+    elif job.slot:
         SLOTS[job.slot].ensure_compiled()
     else:
         from evolve.runtime.play import play
 
         play(job.game, ["random"] * 4, 1, seed=0, engine_families=job.families, lockstep=job.lockstep,
              **dict(job.options))
-    for fn, args in job.then:
-        fn(*args)
     return job, time.perf_counter() - start
 
 
@@ -156,12 +161,11 @@ def prepare_seats(game, seats: Sequence, workers: int = 0, lockstep: bool = Fals
 
 
 def compile_engine(game, families: Sequence[str], slots=(), workers: int = 0, lockstep: bool = False,
-                   then: tuple = ()) -> None:
+                   calls: Sequence[CompileJob] = ()) -> None:
     """Compile the engine kernel of ``game`` with ``families`` (and its lockstep twin) and
-    the callback ``slots`` side by side where Numba's cache lacks them, then load the
-    callbacks into this process. ``then``: (function, args) pairs that the engine's
-    worker runs after its compile (more to compile that shares the engine's functions)."""
-    jobs = [replace(engine_job(game, families), then=tuple(then))]
+    the callback ``slots`` side by side where Numba's cache lacks them (and the ``calls``
+    jobs with them), then load the callbacks into this process."""
+    jobs = [engine_job(game, families)] + list(calls)
     jobs += [engine_job(game, families, lockstep=True)] if lockstep else []
     precompile(jobs + [slot_job(symbol) for symbol in sorted(slots)], workers)
     for symbol in slots:

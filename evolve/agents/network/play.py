@@ -116,7 +116,13 @@ def _region_words(n_in, p1, p2):
     """(start of the record, size) of a seat's region of ``work`` in 4-byte words."""
     start = (p1 + p2 + 2 * n_in + 15) // 16 * 16
     return start, start + 2 * (2 * REC64 + p1)
-@njit(cache=True, inline="always")
+
+
+# _pass and _first_layer are calls, not inlined into their callers' Numba IR: inlined, their
+# bodies (_pass: 16 unrolled register blocks) were copied into every layer and typed again,
+# a third of a first run's compile time; as calls they cost no measurable speed (measured
+# on 200,000 card-network Spades deals), where making the layers calls too cost about 10%
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def _pass(x, idx, n, W, wofs, ld, b, bofs, y, yofs, k):
     """``gemv_block`` with a run-time register count 1..KMAX."""
     if k == 16:
@@ -377,7 +383,7 @@ def _seat_region(params, lo, seat, work):
     return n_in, n_h1, n_h2, n_out, p1, p2, w1, start, work[seat * region:(seat + 1) * region]
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, inline="always")
 def _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, fresh_only):
     """Bring the seat's first-layer record up to date (from scratch when it is not intact
     or when ``fresh_only``); returns (record offset of acc in 4-byte words, number of rows
@@ -417,7 +423,7 @@ def _offsets(params, lo, n_in, n_h1, p1, p2, w1):
     return b1, w2, b2, w3, w3 + np.int64(params[lo + 4]) * p2
 
 
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
     """The first hidden layer for the seat's observation, into ``h1`` of the seat's
     region of ``work``; returns (number of first-layer rows summed, fresh start)."""
@@ -438,7 +444,7 @@ def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
     return n, fresh
 
 
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def _tanh_h2(params, lo, seat, work):
     """tanh of the second layer's sums in ``h2`` (in place); returns (h2, offset of W3T,
     offset of b3, padded n_h2) with offsets into ``params.view(float32)``."""
@@ -452,7 +458,7 @@ def _tanh_h2(params, lo, seat, work):
     return h2, w3, b3, p2
 
 
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
     """Both hidden layers for the seat's observation, into ``work``; returns
     (h2, offset of W3T, offset of b3, padded n_h2, rows summed, fresh start) with offsets
@@ -474,7 +480,7 @@ def _output(params, h2, w3, b3, p2, out):
     return w32[b3 + out] + dot_block(h2, w32, w3 + out * p2, p2 // LANES)
 
 
-@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2):
     """The legal card with the highest output, given the second hidden layer ``h2`` (plus
     the direct term of each card, with direct connections)."""

@@ -443,7 +443,8 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
             for _k in range(n_playouts):
                 if _guided(pc):
                     load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, PUB_SIZE)
-                    playout_rewards(rules, mode, p, iw, work, seat, out, rngs, seat, c, 1.0, 0, params, pc, rw)
+                    playout_rewards(rules, mode, p, iw, work, seat, out, rngs, seat, c, 1.0, np.int64(0), params,
+                                    pc, rw)
                     v = work[OFF_REWARD + seat]
                 else:
                     load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
@@ -494,7 +495,8 @@ def _new_node(iw, work, n, move, player, parent):
 def _playout_and_backup(rules, mode, p, iw, work, cur, out, rngs, seat, scale, depth, params, pc, rw):
     """End an MCTS iteration: a playout from seat ``cur`` (``playout_rewards``), then every
     node on the descent path gains a visit and its mover's normalised return."""
-    playout_rewards(rules, mode, p, iw, work, cur, out, rngs, seat, -1, scale, depth, params, pc, rw)
+    # np.int64(-1), not -1: a literal argument would make Numba compile a second playout_rewards
+    playout_rewards(rules, mode, p, iw, work, cur, out, rngs, seat, np.int64(-1), scale, depth, params, pc, rw)
     for d in range(depth + 1):
         a = OFF_TREE + NODE_STRIDE * iw[OFF_PATH + d]
         work[a + N_VISITS] += 1.0
@@ -731,9 +733,9 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
 
 # announced on stderr when compiled (once per version; see evolve.core.numba_cache)
 SEARCH_WHAT = "the search agents (mc, dmcts, ismcts)"
-_numba_cache.register_kernel(search_impl, SEARCH_WHAT, 30.0)
+_numba_cache.register_kernel(search_impl, SEARCH_WHAT, 25.0)
 
-_SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search", SEARCH_WHAT, 30.0)
+_SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search", SEARCH_WHAT, 25.0)
 ensure_compiled = _SLOT.ensure_compiled
 
 
