@@ -309,6 +309,7 @@ def create_app(populations: str | Path = "populations", db: str | Path = ":memor
     limits = limits or Limits()
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = limits.max_body
+    app.url_map.merge_slashes = False         # "/api/tables//log" is a 404, not a redirect to guess at
     tables = Tables(Store(db), Policy(populations, limits))
     app.extensions["trick_evolve_tables"] = tables
     app.register_blueprint(_routes())
