@@ -67,10 +67,11 @@ def main(argv: list[str] | None = None) -> int:
 
     from evolve.server.app import create_app
     from evolve.server.store import StoreError
-    from evolve.server.wsgi import listening_socket, make_server
+    from evolve.server.tables import warm_up
+    from evolve.server.wsgi import bound_socket, make_server
 
     try:
-        sock = listening_socket(a.host, a.port)
+        sock = bound_socket(a.host, a.port)
     except OSError as err:
         raise UsageError(f"cannot listen on {a.host}:{a.port}: {err.strerror or err}; choose another --host or "
                          "--port") from None
@@ -79,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as err:
         sock.close()
         raise UsageError(f"--db: {err}") from None
+    warm_up()
+    sock.listen(1024)
     server = make_server(app, sock, a.threads, limits.max_body)
     if not is_loopback(a.host):
         print(exposure(a.host, a.port, limits), flush=True)

@@ -310,6 +310,7 @@ def create_app(populations: str | Path = "populations", db: str | Path = ":memor
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = limits.max_body
     app.url_map.merge_slashes = False         # "/api/tables//log" is a 404, not a redirect to guess at
+    app.json.sort_keys = False                 # a view is encoded as built: sorting its keys costs time
     tables = Tables(Store(db), Policy(populations, limits))
     app.extensions["trick_evolve_tables"] = tables
     app.register_blueprint(_routes())

@@ -90,13 +90,22 @@ class Row:
     actions: list[tuple[int, int]]
 
 
+class _Write:
+    """A write waiting for a group commit, then its result or error."""
+
+    def __init__(self, work):
+        self.work, self.result, self.error, self.done = work, None, None, False
+
+
 class Store:
     """One SQLite file of tables; every method is one transaction (thread-safe: one
     connection behind a lock, since SQLite writes one transaction at a time anyway)."""
 
     def __init__(self, path: str | Path = ":memory:"):
         self.path = str(path)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()          # the connection: one transaction at a time
+        self._queue_lock = threading.Lock()
+        self._queue: list[_Write] = []          # writes waiting for the next group commit
         self._lock_file = None
         if self.path != ":memory:":
             self._own(Path(self.path))
@@ -137,6 +146,7 @@ class Store:
             self._lock_file = None
 
     def _transaction(self, work) -> Any:
+        """``work(db)`` in a transaction of its own."""
         with self._lock:
             if self.db is None:
                 raise StoreError("the tables database is closed")
@@ -148,6 +158,47 @@ class Store:
                 raise
             self.db.execute("COMMIT")
             return out
+
+    def _grouped(self, work) -> Any:
+        """``work(db)`` committed (durably: an fsync) before this returns, in one transaction
+        with the writes of the other requests that wait meanwhile: group commit, so that
+        many tables' actions share an fsync. Each write runs in a savepoint of its own, so
+        one that fails (a Conflict) leaves the others' standing."""
+        item = _Write(work)
+        with self._queue_lock:
+            self._queue.append(item)
+        with self._lock:           # whoever holds the lock commits every write queued so far
+            if not item.done:
+                with self._queue_lock:
+                    batch, self._queue = self._queue, []
+                self._commit(batch)
+        if item.error is not None:
+            raise item.error
+        return item.result
+
+    def _commit(self, batch: list["_Write"]) -> None:
+        try:
+            if self.db is None:
+                raise StoreError("the tables database is closed")
+            self.db.execute("BEGIN IMMEDIATE")
+            for item in batch:
+                self.db.execute("SAVEPOINT one_write")
+                try:
+                    item.result = item.work(self.db)
+                    self.db.execute("RELEASE one_write")
+                except Exception as err:
+                    self.db.execute("ROLLBACK TO one_write")
+                    self.db.execute("RELEASE one_write")
+                    item.error = err
+            self.db.execute("COMMIT")
+        except Exception as err:            # the commit failed (disk full, I/O error): none of it stands
+            if self.db is not None and self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            for item in batch:
+                item.error = err
+        finally:
+            for item in batch:
+                item.done = True
 
     # ------------------------------------------------------------------ writes
 
@@ -165,7 +216,7 @@ class Store:
                        (table_id, json.dumps(spec), json.dumps(token_hashes), int(machine_only), now, now))
             return True
 
-        return self._transaction(work)
+        return self._grouped(work)
 
     def save(self, table_id: str, since: int, actions: list[tuple[int, int]], *, error: str, streams: list | None,
              log: dict | None, now: float | None = None) -> None:
@@ -188,12 +239,12 @@ class Store:
                 db.executemany("INSERT INTO actions (table_id, idx, seat, action) VALUES (?, ?, ?, ?)",
                                [(table_id, since + k, seat, action) for k, (seat, action) in enumerate(actions)])
 
-        self._transaction(work)
+        self._grouped(work)
 
     def touch(self, table_id: str, now: float | None = None) -> None:
         """Mark a table as used now (it is not idle)."""
         now = time.time() if now is None else now
-        self._transaction(lambda db: db.execute("UPDATE tables SET touched = ? WHERE id = ?", (now, table_id)))
+        self._grouped(lambda db: db.execute("UPDATE tables SET touched = ? WHERE id = ?", (now, table_id)))
 
     def expire(self, idle_timeout: float, keep_finished: float, now: float | None = None) -> list[str]:
         """Delete the unfinished tables idle for ``idle_timeout`` seconds and the finished

@@ -14,17 +14,25 @@ import socket
 from typing import Any
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` and listening (OSError if that is not possible)."""
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (OSError if that is not possible), not listening yet:
+    until ``listen()`` a client's connection is refused at once, so it retries, rather than
+    waiting in the queue while the server warms up."""
     family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(1024)
     except OSError:
         sock.close()
         raise
+    return sock
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening (OSError if that is not possible)."""
+    sock = bound_socket(host, port)
+    sock.listen(1024)
     return sock
 
 
