@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     from evolve.server.app import create_app
     from evolve.server.store import StoreError
     from evolve.server.tables import warm_up
-    from evolve.server.wsgi import bound_socket, make_server
+    from evolve.server.wsgi import bound_socket, make_server, shutdown
 
     try:
         sock = bound_socket(a.host, a.port)
@@ -81,18 +81,18 @@ def main(argv: list[str] | None = None) -> int:
         sock.close()
         raise UsageError(f"--db: {err}") from None
     warm_up()
-    sock.listen(1024)
-    server = make_server(app, sock, a.threads, limits.max_body)
     if not is_loopback(a.host):
         print(exposure(a.host, a.port, limits), flush=True)
     print(f"evolve.serve: the table is at http://{a.host}:{a.port}/ (tables kept in {a.db}; Ctrl-C stops)",
           flush=True)
+    sock.listen(1024)
+    server = make_server(app, sock, a.threads, limits.max_body)
     # SIGTERM stops as Ctrl-C does (every answered action is committed already)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.run()
     finally:
-        server.close()
+        shutdown(server)
         app.extensions["trick_evolve_tables"].close()
     return 0
 

@@ -5,10 +5,7 @@ table is evicted; idle tables expire only after the stated time; jobs resume."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,6 +14,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from evolve.bench.serve import ServerProcess, free_port
 from evolve.runtime.session import Table
 from evolve.server import tables as tables_module
 from evolve.server.app import create_app
@@ -81,36 +79,15 @@ def test_a_restart_rebuilds_the_table_exactly(tmp_path):
         tables_of(app).close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``python -m evolve.serve`` in a child process on a free loopback port."""
+class Server(ServerProcess):
+    """``python -m evolve.serve`` in a child process (``evolve.bench.serve``), with JSON calls."""
 
     def __init__(self, db: Path, *args: str):
-        self.db, self.args, self.port, self.proc = db, list(args), free_port(), None
-
-    def start(self) -> "Server":
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        self.proc = subprocess.Popen([sys.executable, "-m", "evolve.serve", "--port", str(self.port), "--db",
-                                      str(self.db), *self.args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            try:
-                self.call("GET", "/api/agents")
-                return self
-            except OSError:
-                assert self.proc.poll() is None, self.proc.stdout.read()
-                time.sleep(0.1)
-        raise AssertionError("the server did not start")
+        super().__init__(db, *args, cwd=ROOT)
 
     def call(self, method: str, path: str, body=None, token: str | None = None) -> tuple[int, dict]:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
+        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
                                      headers={"X-Seat-Token": token} if token else {})
         try:
             with urllib.request.urlopen(req, timeout=60) as r:
@@ -118,21 +95,10 @@ class Server:
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read())
 
-    def kill(self) -> str:
-        """kill -9; what the server printed."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        return self.proc.stdout.read()
-
-    def stop(self) -> str:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=30)
-        return self.proc.stdout.read()
-
 
 def test_kill_9_loses_nothing_and_the_job_resumes(tmp_path):
-    server = Server(tmp_path / "tables.sqlite3").start()
+    server = Server(tmp_path / "tables.sqlite3")
+    server.start()
     try:
         job_spec = {"game": "jass", "seats": ["random", "jass_rule_based", "random", "random"], "seed": 5,
                     "deals": 300}
@@ -234,7 +200,8 @@ def test_idle_tables_expire_after_the_stated_time_only(tmp_path):
 
 
 def test_tokens_are_not_stored_or_logged(tmp_path):
-    server = Server(tmp_path / "tables.sqlite3").start()
+    server = Server(tmp_path / "tables.sqlite3")
+    server.start()
     try:
         status, r = server.call("POST", "/api/tables", {"game": "jass", "seats": ["human", "random", "random",
                                                                                   "random"], "seed": 1})
@@ -244,14 +211,16 @@ def test_tokens_are_not_stored_or_logged(tmp_path):
         assert server.call("GET", f"/api/tables/{r['id']}?seat=0&token=wrong")[0] == 403
         assert server.call("GET", f"/api/tables/{r['id']}/hint?seat=0&agent=random", token=tok)[0] == 200
     finally:
-        printed = server.stop()
-    assert tok not in printed and "GET /api" not in printed
+        server.stop()
+    printed = server.output()
+    assert "the table is at" in printed and tok not in printed and "GET /api" not in printed
     for path in tmp_path.iterdir():
         assert tok.encode() not in path.read_bytes(), path
 
 
 def test_one_server_per_file_and_bad_files_are_one_line(tmp_path):
-    server = Server(tmp_path / "tables.sqlite3").start()
+    server = Server(tmp_path / "tables.sqlite3")
+    server.start()
     try:
         p = subprocess.run([sys.executable, "-m", "evolve.serve", "--port", str(free_port()), "--db",
                             str(tmp_path / "tables.sqlite3")], cwd=ROOT, capture_output=True, text=True, timeout=120)

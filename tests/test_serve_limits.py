@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -17,7 +18,7 @@ from test_serve_durable import ROOT, Server, free_port  # tests/ is on sys.path 
 
 from evolve.server.app import create_app
 from evolve.server.policy import Limits
-from evolve.server.wsgi import listening_socket, make_server
+from evolve.server.wsgi import listening_socket, make_server, shutdown
 
 HUMAN_JASS = {"game": "jass", "seats": ["human", "random", "random", "random"], "seed": 1, "deals": 1}
 
@@ -84,16 +85,16 @@ def test_waitress_answers_json_errors_too():
             urllib.request.urlopen(req, timeout=30)
         assert err.value.code == 413
         assert "limit of 4096 bytes (--max-body)" in json.loads(err.value.read())["error"]
-        import socket
-
         with socket.create_connection(("127.0.0.1", sock.getsockname()[1]), timeout=30) as raw:
             raw.sendall(b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n")
-            answer = raw.recv(65536).decode()
-        assert answer.startswith("HTTP/1.1 400") and '{"error": ' in answer
+            answer = b""
+            while chunk := raw.recv(65536):     # the server closes the connection after an error
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 400") and b'{"error": ' in answer, answer
         with urllib.request.urlopen(f"{url}/api/agents", timeout=30) as r:       # and it serves on
             assert r.status == 200
     finally:
-        server.close()
+        shutdown(server)
         app.extensions["trick_evolve_tables"].close()
 
 
@@ -190,5 +191,7 @@ def test_a_host_beyond_loopback_says_what_it_exposes(tmp_path):
         proc.wait(timeout=30)
     assert "--host 0.0.0.0 exposes the JSON API and the browser table to the network" in first
     assert "remote bot seats are allowed on 127.0.0.1:8001" in first
-    server = Server(tmp_path / "u.sqlite3").start()     # on loopback: no such line
-    assert "exposes" not in server.stop()
+    server = Server(tmp_path / "u.sqlite3")             # on loopback: no such line
+    server.start()
+    server.stop()
+    assert "the table is at" in server.output() and "exposes" not in server.output()

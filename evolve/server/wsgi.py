@@ -70,3 +70,9 @@ def make_server(app: Any, sock: socket.socket, threads: int, max_body: int):
                            max_request_body_size=max_body + 1, connection_limit=1000, channel_timeout=60)
     server.channel_class = _json_error_channel(max_body)
     return server
+
+
+def shutdown(server) -> None:
+    """Stop a server made by ``make_server``: let its request threads finish, then close it."""
+    server.task_dispatcher.shutdown(timeout=10)
+    server.close()
