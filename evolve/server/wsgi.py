@@ -73,6 +73,10 @@ def make_server(app: Any, sock: socket.socket, threads: int, max_body: int):
 
 
 def shutdown(server) -> None:
-    """Stop a server made by ``make_server``: let its request threads finish, then close it."""
+    """Stop a server made by ``make_server``: let its request threads finish, then close its
+    socket and every connection (its ``run()`` then returns within a second)."""
+    from waitress import wasyncore
+
     server.task_dispatcher.shutdown(timeout=10)
-    server.close()
+    server.trigger.close()
+    wasyncore.close_all(server._map)
