@@ -43,7 +43,7 @@ def seat1(seat: str, game: str = "jass", **kw) -> dict:
     (seat1("maxvalue:samples=6000"), "asks for 6000 playouts"),
     (seat1("random:bidder=search,bid_iterations=9000", "euchre"), "bid_iterations=9000: this server's limit"),
     (seat1("mc:rollout=(ismcts:iterations=9000)"), "asks for 9000 playouts"),
-    (seat1("ismcts:seconds=2.5"), "asks for seconds=2.5 per decision: this server's limit is 1 (--max-seconds)"),
+    (seat1("ismcts:seconds=0.5"), "asks for seconds=0.5 per decision: this server's limit is 0.1 (--max-seconds)"),
 ])
 def test_each_limit_is_a_400_naming_it(client, body, message):
     r = client.post("/api/tables", json=body)

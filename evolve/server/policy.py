@@ -11,7 +11,9 @@ quote the defaults from here. ``Policy`` applies them to what a request names:
   refused; nested seat strings (``rollout=(...)``, ``champion:NAME@seat``) are checked
   the same way;
 - a search agent's budget per decision is at most ``max_iterations`` playouts and
-  ``max_seconds`` of wall clock;
+  ``max_seconds`` of wall clock. An agent's compiled code holds the interpreter while it
+  decides, so these limits also bound how long one table's machine move makes the other
+  tables wait (5000 playouts: at most about 60 ms per decision on this machine);
 - a table plays at most ``max_deals`` deals (``deals: 0``, to the game target, plays
   ``max_deals`` deals in a game that has no target).
 
@@ -111,7 +113,7 @@ class Limits:
                                        "in a game without a target", COUNT)
     max_iterations: int = _limit(5000, int, "a search agent's playouts per decision: iterations x "
                                             "determinizations, shuffles x playouts, samples, bid_iterations", COUNT)
-    max_seconds: float = _limit(1.0, float, "a search agent's wall-clock budget per decision (seconds=)")
+    max_seconds: float = _limit(0.1, float, "a search agent's wall-clock budget per decision (seconds=)")
     max_body: int = _limit(1024 ** 2, _size, "bytes of a request body (e.g. a log for /api/replay)",
                            "a size in bytes such as 65536, 64K or 1M")
     bot_timeout: float = _limit(5.0, float, "seconds the server waits for a remote bot's answer")

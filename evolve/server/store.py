@@ -25,7 +25,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -312,11 +311,3 @@ class Store:
         """Every stored table's id."""
         return [r[0] for r in self._transaction(lambda db: db.execute("SELECT id FROM tables").fetchall())]
 
-
-def remove_files(path: str | Path) -> None:
-    """Delete a tables file with its WAL, shared-memory and lock files (tests, benches)."""
-    for suffix in ("", "-wal", "-shm", ".lock"):
-        try:
-            os.remove(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
