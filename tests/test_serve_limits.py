@@ -5,6 +5,7 @@ allowed (and then only on the named hosts, with no redirect), bad options one li
 from __future__ import annotations
 
 import json
+import re
 import signal
 import socket
 import subprocess
@@ -195,3 +196,15 @@ def test_a_host_beyond_loopback_says_what_it_exposes(tmp_path):
     server.start()
     server.stop()
     assert "the table is at" in server.output() and "exposes" not in server.output()
+
+
+def test_every_limit_is_documented_with_its_default():
+    """docs/playing.md's table of server options names each limit with the default it has."""
+    from dataclasses import fields
+
+    text = (ROOT / "docs" / "playing.md").read_text()
+    defaults = Limits()
+    for f in fields(Limits):
+        row = re.search(rf"^\| `{re.escape(Limits.option(f.name))}[^`]*` \| ([^|]+) \|", text, re.M)
+        assert row, f"{Limits.option(f.name)} is not in docs/playing.md's table of options"
+        assert row.group(1).strip() == defaults.shown(f.name), (f.name, row.group(1))

@@ -67,7 +67,7 @@ def _duration(text: str) -> float:
 def show_duration(seconds: float) -> str:
     """``86400`` as ``24h``, ``604800`` as ``7d``: how the docs and messages say a duration."""
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size and seconds % size == 0:
+        if seconds >= (2 * size if unit == "d" else size) and seconds % size == 0:
             return f"{int(seconds // size)}{unit}"
     return f"{seconds:g}s"
 
