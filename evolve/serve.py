@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         sock.close()
         raise UsageError(f"--db: {err}") from None
     warm_up()
+    restored = app.extensions["trick_evolve_tables"].preload()
+    if restored:
+        print(f"evolve.serve: {restored} unfinished tables restored from {a.db}", flush=True)
     if not is_loopback(a.host):
         print(exposure(a.host, a.port, limits), flush=True)
     print(f"evolve.serve: the table is at http://{a.host}:{a.port}/ (tables kept in {a.db}; Ctrl-C stops)",

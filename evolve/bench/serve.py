@@ -105,6 +105,14 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
 
+    def cpu_seconds(self) -> float | None:
+        """The server process's CPU time so far (Linux ``/proc``; None elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
     def output(self) -> str:
         """What the server printed so far."""
         return self.log.read_text() if self.log.is_file() else ""
@@ -246,7 +254,8 @@ class LoadRun:
         self.stopping = threading.Event()
         self.kill_started: float | None = None
         self.kill_ended: float | None = None
-        self.t0 = 0.0
+        self.t0 = self.cpu_since = 0.0
+        self.server_cpu: float | None = None
         self.db = folder / "tables.sqlite3"
         self.bot_port = free_port()
         populations = folder / "populations"      # no champions needed: an empty folder
@@ -281,6 +290,7 @@ class LoadRun:
             clients = [Client(self, i, self.games[i % len(self.games)], bot_url if i < self.bot_clients else None)
                        for i in range(self.n_clients)]
             t0 = self.t0 = time.perf_counter()
+            cpu_from, self.cpu_since = self.server.cpu_seconds(), t0
             for c in clients:
                 c.start()
             restart_seconds = None
@@ -290,11 +300,14 @@ class LoadRun:
                 self.server.kill()
                 restart_seconds = self.server.start()
                 self.kill_ended = time.perf_counter()
+                cpu_from, self.cpu_since = self.server.cpu_seconds(), self.kill_ended
             time.sleep(max(0.0, t0 + self.seconds - time.perf_counter()))
             self.stopping.set()
             for c in clients:
                 c.join(timeout=RETRY_SECONDS + 60)
             elapsed = time.perf_counter() - t0
+            cpu_to = self.server.cpu_seconds()
+            self.server_cpu = None if cpu_from is None or cpu_to is None else cpu_to - cpu_from
         finally:
             self.server.stop()
             if self.bot is not None:
@@ -325,6 +338,9 @@ class LoadRun:
         lat = np.array([x for c in clients for x in c.latencies]) * 1000
         started = np.array([x for c in clients for x in c.started])
         acked = sum(len(t.acked) for t in tables)
+        # the server's CPU per answered action, over the part of the run its last process served
+        served = sum(1 for t in tables for x in t.acked_times if x > self.cpu_since)
+        cpu_ms = round(self.server_cpu / served * 1000, 3) if self.server_cpu is not None and served else None
         kill = None
         if self.kill_started is not None:
             open_at_kill = [t for t in tables if t.acked_times and t.acked_times[0] < self.kill_started
@@ -341,6 +357,7 @@ class LoadRun:
             "seconds": round(elapsed, 2), "offered_rate": self.rate, "threads": self.threads,
             "actions": acked, "actions_per_second": round(acked / elapsed, 1),
             "table_actions_per_second": round((acked + machine) / elapsed, 1), "bot_decisions": bot_decisions,
+            "server_cpu_ms_per_action": cpu_ms,
             "latency_ms": _percentiles(lat), "latency_ms_outside_restart": _percentiles(outside),
             "errors": sum(len(c.errors) for c in clients), "error_samples": [e for c in clients for e in c.errors][:5],
             "lost_actions": lost, "repeated_actions": repeated,
@@ -400,6 +417,8 @@ def format_serve(res: dict) -> str:
         f"(outside the restart: p99 {out['p99']} ms)",
         f"  errors             {res['errors']}" + (f"  e.g. {res['error_samples'][0]}" if res["errors"] else ""),
         f"  lost / repeated    {res['lost_actions']} / {res['repeated_actions']}",
+        f"  server CPU         {res['server_cpu_ms_per_action']} ms per answered action (its moves and the "
+        "machines' included)",
         f"  tables             {res['tables']['created']} created, {res['tables']['finished']} finished",
     ]
     kill = res["kill"]

@@ -292,6 +292,12 @@ class Store:
             "SELECT id FROM tables WHERE machine_only = 1 AND over = 0 AND error = '' ORDER BY created").fetchall())
         return [r[0] for r in rows]
 
+    def recent_open(self, limit: int) -> list[str]:
+        """The ``limit`` unfinished tables used last, most recent first."""
+        rows = self._transaction(lambda db: db.execute(
+            "SELECT id FROM tables WHERE over = 0 ORDER BY touched DESC LIMIT ?", (limit,)).fetchall())
+        return [r[0] for r in rows]
+
     def counts(self) -> dict[str, int]:
         """How many tables are stored: open (unfinished) and finished."""
         rows = self._transaction(lambda db: db.execute("SELECT over, count(*) FROM tables GROUP BY over").fetchall())
