@@ -50,7 +50,7 @@ def parser() -> Parser:
                    help=f"request threads (default {DEFAULT_THREADS})")
     defaults = Limits()
     for f in fields(Limits):
-        p.add_argument(Limits.option(f.name), dest=f.name, default=None, metavar=f.name.split("_")[-1].upper(),
+        p.add_argument(Limits.option(f.name), dest=f.name, default=None, metavar=f.metadata["metavar"],
                        help=f"{f.metadata['help']} (default {defaults.shown(f.name)})")
     return p
 

@@ -91,35 +91,38 @@ def _hosts(text: str) -> tuple[str, ...]:
     return hosts
 
 
-def _limit(default: Any, parse: Any, help_text: str, expect: str = "a positive number") -> Any:
-    return field(default=default, metadata={"parse": parse, "help": help_text, "expect": expect})
+def _limit(default: Any, parse: Any, help_text: str, expect: str = "a positive number", metavar: str = "S") -> Any:
+    return field(default=default, metadata={"parse": parse, "help": help_text, "expect": expect, "metavar": metavar})
 
 
-DURATION = "a duration such as 3600, 90m, 24h or 7d"
-COUNT = "a positive integer"
+# what a count or a duration option expects, and its placeholder in --help
+COUNT_ARG = {"expect": "a positive integer", "metavar": "N"}
+DURATION_ARG = {"expect": "a duration such as 3600, 90m, 24h or 7d", "metavar": "T"}
 
 
 @dataclass(frozen=True)
 class Limits:
     """The server's limits and safety switches (each a ``python -m evolve.serve`` option)."""
 
-    max_open_tables: int = _limit(1000, int, "unfinished tables at once; a new one beyond is refused (429)", COUNT)
+    max_open_tables: int = _limit(1000, int, "unfinished tables at once; a new one beyond is refused (429)",
+                                  **COUNT_ARG)
     idle_timeout: float = _limit(24 * 3600.0, _duration,
                                  "an unfinished table nobody has acted at or looked at for this long is deleted",
-                                 DURATION)
+                                 **DURATION_ARG)
     keep_finished: float = _limit(7 * 86400.0, _duration,
-                                  "a finished table (and its log) is kept this long after its last use", DURATION)
+                                  "a finished table (and its log) is kept this long after its last use", **DURATION_ARG)
     max_deals: int = _limit(1000, int, "deals per table; a table asked to play to the game target plays this many "
-                                       "in a game without a target", COUNT)
+                                       "in a game without a target", **COUNT_ARG)
     max_iterations: int = _limit(5000, int, "a search agent's playouts per decision: iterations x "
-                                            "determinizations, shuffles x playouts, samples, bid_iterations", COUNT)
+                                            "determinizations, shuffles x playouts, samples, bid_iterations",
+                                 **COUNT_ARG)
     max_seconds: float = _limit(0.1, float, "a search agent's wall-clock budget per decision (seconds=)")
     max_body: int = _limit(1024 ** 2, _size, "bytes of a request body (e.g. a log for /api/replay)",
-                           "a size in bytes such as 65536, 64K or 1M")
+                           "a size in bytes such as 65536, 64K or 1M", "SIZE")
     bot_timeout: float = _limit(5.0, float, "seconds the server waits for a remote bot's answer")
     allow_bots: tuple[str, ...] = _limit((), _hosts, "comma-separated hosts (host or host:port) that remote "
                                                       "bot seats may name; none by default (bot seats are off)",
-                                         "hosts such as 127.0.0.1:8001,bots.lan")
+                                         "hosts such as 127.0.0.1:8001,bots.lan", "HOSTS")
 
     @staticmethod
     def option(name: str) -> str:
