@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     restored = app.extensions["trick_evolve_tables"].preload()
     if restored:
-        print(f"evolve.serve: {restored} unfinished tables restored from {a.db}", flush=True)
+        tables = "1 unfinished table" if restored == 1 else f"{restored} unfinished tables"
+        print(f"evolve.serve: {tables} restored from {a.db}", flush=True)
     if not is_loopback(a.host):
         print(exposure(a.host, a.port, limits), flush=True)
     print(f"evolve.serve: the table is at http://{a.host}:{a.port}/ (tables kept in {a.db}; Ctrl-C stops)",

@@ -228,6 +228,10 @@ def test_one_server_per_file_and_bad_files_are_one_line(tmp_path):
         assert len(p.stderr.strip().splitlines()) == 1
     finally:
         server.stop()
+    p = subprocess.run([sys.executable, "-m", "evolve.serve", "--port", str(free_port()), "--db",
+                        "/proc/no/such/tables.sqlite3"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "cannot use /proc/no/such/tables.sqlite3" in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
     (tmp_path / "notes.txt").write_text("not a database " * 100)
     p = subprocess.run([sys.executable, "-m", "evolve.serve", "--port", str(free_port()), "--db",
                         str(tmp_path / "notes.txt")], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -124,8 +124,11 @@ class Store:
 
     def _own(self, path: Path) -> None:
         """Hold ``FILE.lock`` for this process's life (the OS drops it on any exit, kill -9 too)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_file = open(f"{path}.lock", "a")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock_file = open(f"{path}.lock", "a")
+        except OSError as err:
+            raise StoreError(f"cannot use {path}: {err.strerror or err}") from None
         try:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
