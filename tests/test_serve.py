@@ -85,6 +85,9 @@ def test_play_a_deal_hint_and_log(client):
     ("post", "/api/tables", {"game": "jass", "seats": ["human", "http://127.0.0.1:9/", "random", "random"]}, 400,
      "remote bot seats are off"),
     ("post", "/api/replay", {"format": "x"}, 400, "not a table log"),
+    # found by tests/test_serve_fuzz.py: a number that is not an integer where the log has one
+    ("post", "/api/replay", {"format": "trick-evolve table log", "game": "jass", "options": {}, "seed": 1,
+                             "actions": [], "seats": ["human"] * 4, "deals": float("inf")}, 400, "does not replay"),
     ("get", "/api/nothing", None, 404, "no such page"),
 ])
 def test_bad_requests_are_4xx_json(client, method, path, body, status, message):

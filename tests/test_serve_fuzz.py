@@ -78,7 +78,8 @@ def table_bodies(draw):
         if change == "drop":
             body.pop(key, None)
         elif change == "seats":
-            seats = list(body.get("seats") or VALID_TABLE["seats"])
+            seats = body.get("seats")
+            seats = list(seats) if isinstance(seats, list) and len(seats) == 4 else list(VALID_TABLE["seats"])
             seats[draw(st.integers(0, 3))] = draw(TEXTS | st.text(max_size=10))
             body["seats"] = draw(st.just(seats) | SEATS)
         elif change == "options":

@@ -249,8 +249,8 @@ def _routes():
         log = _body()
         try:
             t = replay(check_log(log))
-        except (UsageError, ValueError, TypeError) as err:
-            raise ApiError(400, str(err)) from None
+        except (UsageError, ValueError, TypeError, OverflowError) as err:   # OverflowError: "deals": Infinity
+            raise ApiError(400, f"the log does not replay: {err}") from None
         mine = t.log()
         return jsonify({"results": [r["score"] for r in mine["results"]], "game_score": mine["game_score"],
                         "matches": mine["results"] == log.get("results")})
