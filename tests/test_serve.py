@@ -78,6 +78,8 @@ def test_play_a_deal_hint_and_log(client):
     ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "options": {"target": "x"}}, 400, "target"),
     ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "seed": -2}, 400, "seed=-2"),
     ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "colour": 1}, 400, "unknown key"),
+    ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "options": {"name": 1}}, 400,
+     "unknown option(s) name for jass; valid options: match_bonus"),
     ("post", "/api/tables", "not json", 400, "JSON object"),
     ("get", "/api/tables/abc?seat=0&token=x", None, 404, "unknown table"),
     ("post", "/api/tables", {"game": "jass", "seats": ["human", "champion:/etc/passwd", "random", "random"]}, 400,

@@ -84,7 +84,7 @@ def table_bodies(draw):
             body["seats"] = draw(st.just(seats) | SEATS)
         elif change == "options":
             body["options"] = draw(st.dictionaries(st.sampled_from(["target", "bidding", "partnership", "setup",
-                                                                    "match_bonus", "x"]), JSON, max_size=3))
+                                                                    "match_bonus", "x", "name"]), JSON, max_size=3))
         else:
             body[key] = draw(JSON | st.sampled_from(["jass", "euchre", "spades", "sueca", "poker"]))
     return body

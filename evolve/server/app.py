@@ -43,7 +43,7 @@ from evolve.games.registry import GAMES
 from evolve.runtime.session import BotError, IllegalAction, TableError, check_log, replay
 from evolve.server.policy import ApiError, Limits, Policy, champion_listing
 from evolve.server.store import Store
-from evolve.server.tables import Entry, Tables, spec_of
+from evolve.server.tables import Entry, Tables
 
 WEB = Path(__file__).with_name("web")
 TOKEN_HEADER = "X-Seat-Token"
@@ -127,7 +127,8 @@ def _view(e: Entry, seat: int) -> dict:
 
 
 def _table_spec(d: dict) -> dict:
-    """The creation request of a ``POST /api/tables`` body, checked (ApiError 400)."""
+    """The creation request of a ``POST /api/tables`` body, checked (ApiError 400), as the
+    store keeps it: game, seats, options, seed, deals, dealer."""
     unknown = sorted(set(d) - set(TABLE_KEYS))
     if unknown:
         raise ApiError(400, f"unknown key(s) {', '.join(map(str, unknown))[:200]}; valid: {', '.join(TABLE_KEYS)}")
@@ -140,6 +141,10 @@ def _table_spec(d: dict) -> dict:
     options = d.get("options", {})
     if not isinstance(options, dict):
         raise ApiError(400, "options must be a JSON object of game options")
+    unknown = sorted(set(options) - set(GAMES[game].options))
+    if unknown:        # checked here: an option named like make_game's own arguments must not reach it
+        raise ApiError(400, f"unknown option(s) {', '.join(unknown)[:200]} for {game}; valid options: "
+                            f"{', '.join(GAMES[game].options)}")
     return {"game": game, "seats": [s.strip() for s in seats], "options": options,
             "seed": _int(d.get("seed", 0), "seed", 0, MAX_SEED), "deals": _int(d.get("deals", 0), "deals", 0),
             "dealer": _int(d.get("dealer", 0), "dealer", 0, 3)}
@@ -185,7 +190,7 @@ def _routes():
 
     @bp.post("/api/tables")
     def create_table():
-        e, tokens = tables().create(spec_of(_table_spec(_body())))
+        e, tokens = tables().create(_table_spec(_body()))
         t = e.table
         if e.machine_only:
             return jsonify({"id": e.id, "tokens": {}, "view": None, "error": "", "over": t.over,

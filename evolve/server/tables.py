@@ -70,11 +70,6 @@ class Entry:
         return [None if p.streams is None else [int(x) for x in p.streams] for p in self.table.players]
 
 
-def spec_of(body: dict) -> dict:
-    """The creation request as the store keeps it."""
-    return {k: body[k] for k in ("game", "options", "seats", "seed", "deals", "dealer")}
-
-
 class Tables:
     """The tables of one server (see the module docstring)."""
 
@@ -115,7 +110,6 @@ class Tables:
         tokens = {s: secrets.token_urlsafe(16) for s, p in enumerate(table.players) if p.human}
         entry = Entry(secrets.token_hex(8), table, {s: token_hash(t) for s, t in tokens.items()}, not tokens,
                       time.time())
-        entry.saved = 0
         if not self.store.create(entry.id, spec, entry.token_hashes, entry.machine_only, limits.max_open_tables):
             raise self._full()
         self._keep(entry)
