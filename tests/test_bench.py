@@ -134,3 +134,24 @@ def test_decisions_latency_in_process(capsys):
     assert "rule-based" in format_decisions(res) and "from JSON" in format_decisions(res)
     assert bench.main(["decisions", "--decisions", "0"]) == 2
     assert "--decisions" in capsys.readouterr().err
+
+
+def test_serve_load_kill_and_restart_json():
+    """A tiny load run: people and a remote bot play, the server is killed with SIGKILL in the
+    middle and restarted; no answered action is lost or taken twice, every table comes back."""
+    p = _run("serve", "--clients", "3", "--bots", "1", "--seconds", "5", "--rate", "30", "--games", "jass,euchre",
+             "--json")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == 1, "stdout must hold exactly one JSON object"
+    res = json.loads(lines[0])
+    assert res["bench"] == "serve" and res["clients"] == 3 and res["bot_clients"] == 1
+    assert res["actions"] > 20 and res["actions_per_second"] > 0 and res["bot_decisions"] > 0
+    assert 0 < res["latency_ms"]["p50"] <= res["latency_ms"]["p99"] <= res["latency_ms"]["max"]
+    assert res["errors"] == 0, res["error_samples"]
+    assert res["lost_actions"] == 0 and res["repeated_actions"] == 0
+    kill = res["kill"]
+    assert kill["tables_open"] >= 3 and kill["tables_recovered"] == kill["tables_open"], kill
+    assert 0 < kill["restart_seconds"] < kill["recovery_seconds"]
+    assert res["targets"]["applies"] is False and set(res["targets"]["checks"]) >= {"0 errors", "p99 <= 100 ms"}
+    assert bench.main(["serve", "--bots", "9", "--clients", "2"]) == 2

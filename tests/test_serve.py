@@ -6,15 +6,30 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
 from evolve.server.app import create_app
+from evolve.server.policy import Limits
 
 
 @pytest.fixture(scope="module")
 def client():
-    return create_app().test_client()
+    app = create_app()
+    yield app.test_client()
+    app.extensions["trick_evolve_tables"].close()
+
+
+def wait_over(client, table_id, seconds=60):
+    """Poll a machine-only table (a job) until it is over; its last progress."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        p = client.get(f"/api/tables/{table_id}/progress").json
+        if p["over"] or p["error"]:
+            return p
+        time.sleep(0.05)
+    raise AssertionError(f"table {table_id} did not finish in {seconds} s: {p}")
 
 
 def new_table(client, game="jass", seats=("human", "random", "random", "random"), **kw):
@@ -27,8 +42,10 @@ def test_agents_lists_registered_agents_and_champions(client):
     d = client.get("/api/agents").json
     names = {a["name"] for a in d["agents"]}
     assert {"random", "highlow", "jass_rule_based", "ismcts"} <= names
-    assert any(c["seat"] == "champion:populations/jass_markov/champion.npz" and c["game"] == "jass"
-               for c in d["champions"])
+    # champions by name: a client never sees (or names) a server path
+    assert any(c["seat"] == "champion:jass_markov" and c["game"] == "jass" for c in d["champions"])
+    assert not any("/" in c["seat"] for c in d["champions"])
+    assert d["limits"]["max_deals"] == 1000 and d["limits"]["remote_bots"] is False
     assert d["games"]["jass"]["cards"][0] == "6D" and set(d["games"]) == {"spades", "euchre", "sueca", "jass"}
 
 
@@ -37,7 +54,8 @@ def test_play_a_deal_hint_and_log(client):
     tid, tok = t["id"], t["tokens"]["0"]
     v = t["view"]
     assert v["decision"] == "trump" and v["to_act"] == 0 and {"action": 6, "name": "push"} in v["legal"]
-    h = client.get(f"/api/tables/{tid}/hint?seat=0&token={tok}&agent=jass_rule_based:bidder=graf").json
+    h = client.get(f"/api/tables/{tid}/hint?seat=0&agent=jass_rule_based:bidder=graf",
+                   headers={"X-Seat-Token": tok}).json
     assert h["action"] in [x["action"] for x in v["legal"]]
     # before the deal is over the log shows no action of it
     assert client.get(f"/api/tables/{tid}/log").json["actions"] == []
@@ -60,9 +78,18 @@ def test_play_a_deal_hint_and_log(client):
     ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "options": {"target": "x"}}, 400, "target"),
     ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "seed": -2}, 400, "seed=-2"),
     ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "colour": 1}, 400, "unknown key"),
+    ("post", "/api/tables", {"game": "jass", "seats": ["human"] * 4, "options": {"name": 1}}, 400,
+     "unknown option(s) name for jass; valid options: match_bonus"),
     ("post", "/api/tables", "not json", 400, "JSON object"),
     ("get", "/api/tables/abc?seat=0&token=x", None, 404, "unknown table"),
+    ("post", "/api/tables", {"game": "jass", "seats": ["human", "champion:/etc/passwd", "random", "random"]}, 400,
+     "unknown champion '/etc/passwd'"),
+    ("post", "/api/tables", {"game": "jass", "seats": ["human", "http://127.0.0.1:9/", "random", "random"]}, 400,
+     "remote bot seats are off"),
     ("post", "/api/replay", {"format": "x"}, 400, "not a table log"),
+    # found by tests/test_serve_fuzz.py: a number that is not an integer where the log has one
+    ("post", "/api/replay", {"format": "trick-evolve table log", "game": "jass", "options": {}, "seed": 1,
+                             "actions": [], "seats": ["human"] * 4, "deals": float("inf")}, 400, "does not replay"),
     ("get", "/api/nothing", None, 404, "no such page"),
 ])
 def test_bad_requests_are_4xx_json(client, method, path, body, status, message):
@@ -92,8 +119,17 @@ def test_bad_actions_never_break_the_table(client):
     assert client.get(f"/api/tables/{tid}/hint?seat=0&token={tok0}&agent=nobody").status_code == 400
     assert client.get(f"/api/tables/{tid}/hint?seat=2&token={tok2}&agent=random").status_code == 409
     assert client.get(f"/api/tables/{tid}?seat=0&token={tok0}").json == before
-    r = client.post(f"/api/tables/{tid}/action", json={"seat": 0, "token": tok0, "action": 6})   # push
-    assert r.status_code == 200 and r.json["to_act"] == 2 and r.json["legal"] == []
+    # a stale n_actions is refused; the right one acts once, and its retry is answered, not taken again
+    n = before["table"]["n_actions"]
+    r = client.post(f"/api/tables/{tid}/action", json={"seat": 0, "token": tok0, "action": 6, "n_actions": n + 1})
+    assert r.status_code == 409 and "stale" in r.json["error"]
+    r = client.post(f"/api/tables/{tid}/action", json={"seat": 0, "token": tok0, "action": 6, "n_actions": n})
+    assert r.status_code == 200 and "repeated" not in r.json
+    again = client.post(f"/api/tables/{tid}/action", json={"seat": 0, "token": tok0, "action": 6, "n_actions": n})
+    assert again.status_code == 200 and again.json["repeated"] and again.json["table"] == r.json["table"]
+    other = client.post(f"/api/tables/{tid}/action", json={"seat": 0, "token": tok0, "action": 0, "n_actions": n})
+    assert other.status_code == 409
+    assert r.json["to_act"] == 2 and r.json["legal"] == [] and r.json["table"]["n_actions"] == n + 1
     r = client.get(f"/api/tables/{tid}?seat=2&token={tok2}").json
     assert r["decision"] == "trump" and 6 not in [x["action"] for x in r["legal"]]
 
@@ -114,12 +150,16 @@ def test_a_remote_bot_plays_over_http(tmp_path):
     srv = make_server("127.0.0.1", 0, namespace["app"], threaded=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{srv.server_port}/"
+    app = create_app(limits=Limits(allow_bots=("127.0.0.1",)))
+    client = app.test_client()
     try:
-        client = create_app().test_client()
+        # four machine seats: a job the server plays off the request path
         r = client.post("/api/tables", json={"game": "euchre", "seats": [url, "random", url, "random"], "seed": 3,
                                              "deals": 4})
-        assert r.status_code == 201 and r.json["over"] and r.json["error"] == ""
-        log = r.json["log"]
+        assert r.status_code == 202 and r.json["progress"]["job"], r.json
+        p = wait_over(client, r.json["id"])
+        assert p["error"] == "" and p["deals_done"] == 4
+        log = client.get(f"/api/tables/{r.json['id']}/log").json
         assert len(log["results"]) == 4 and log["seats"][0] == url
         # the bot's decisions are the agent's own: the same table with the agent in its seats
         from evolve.runtime.session import Table
@@ -130,11 +170,18 @@ def test_a_remote_bot_plays_over_http(tmp_path):
     finally:
         srv.shutdown()
     # a bot that is not there: 201 with the error, the table waits for it
-    r = client.post(
-        "/api/tables", json={"game": "euchre", "seats": ["human", "http://127.0.0.1:9/", "random", "random"]}
-    )
+    r = client.post("/api/tables", json={"game": "euchre", "seats": ["http://127.0.0.1:9/", "human", "random",
+                                                                     "random"], "dealer": 3})
     assert r.status_code == 201 and "remote bot" in r.json["error"]
-    assert client.post(f"/api/tables/{r.json['id']}/advance").status_code == 502
+    tid, tok = r.json["id"], r.json["tokens"]["1"]
+    assert client.post(f"/api/tables/{tid}/advance").status_code == 400           # whose seat?
+    r = client.post(f"/api/tables/{tid}/advance", json={"seat": 1}, headers={"X-Seat-Token": tok})
+    assert r.status_code == 502 and "remote bot http://127.0.0.1:9/ failed" in r.json["error"]
+    # a host the server was not started with is refused before any request is sent
+    r = client.post("/api/tables", json={"game": "euchre", "seats": ["http://localhost:9/", "human", "random",
+                                                                     "random"]})
+    assert r.status_code == 400 and "not allowed on this server; allowed: 127.0.0.1" in r.json["error"]
+    app.extensions["trick_evolve_tables"].close()
 
 
 def test_cli_bad_arguments_are_one_line():

@@ -222,10 +222,59 @@ def _add_decisions(sub) -> None:
     _json_and_run(p, run_decisions, format_decisions)
 
 
+def run_serve(args) -> dict:
+    from evolve.bench.serve import GAMES, bench_serve
+
+    games = tuple(g.strip() for g in args.games.split(",") if g.strip())
+    for g in games:
+        if g not in GAMES:
+            raise UsageError(f"--games: unknown game {g!r}; valid games: {', '.join(GAMES)}")
+    return bench_serve(clients=args.clients, bot_clients=args.bots, seconds=args.seconds, rate=args.rate,
+                       kill_at=None if args.no_kill else args.kill_at, games=games or GAMES, threads=args.threads,
+                       seed=args.seed)
+
+
+def format_serve(res: dict) -> str:
+    from evolve.bench.serve import format_serve as fmt
+
+    return fmt(res)
+
+
+def _fraction(text: str) -> float:
+    v = _positive_float(text)
+    if not v < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}")
+    return v
+
+
+def _non_negative_float(text: str) -> float:
+    return 0.0 if text.strip() in ("0", "0.0") else _positive_float(text)
+
+
+def _add_serve(sub) -> None:
+    p = sub.add_parser("serve", help="evolve.serve under load: people and remote bots at whole games, a kill -9 "
+                                     "and restart in the middle; actions/s, latency, errors, lost actions")
+    p.add_argument("--clients", type=_positive_int, default=50, help="people, each at a table of their own "
+                                                                     "(default 50)")
+    p.add_argument("--bots", type=int, default=10, help="of them, tables with a remote bot in seat 2 (default 10)")
+    p.add_argument("--seconds", type=_positive_float, default=30.0, help="length of the run (default 30)")
+    p.add_argument("--rate", type=_non_negative_float, default=330.0,
+                   help="actions per second the people offer together (default 330, above the 300 target; 0: each "
+                        "acts as soon as it is answered)")
+    p.add_argument("--kill-at", type=_fraction, default=0.5, help="kill -9 the server at this fraction of the run "
+                                                                 "and restart it (default 0.5)")
+    p.add_argument("--no-kill", action="store_true", help="no kill")
+    p.add_argument("--games", default=",".join(("spades", "euchre", "sueca", "jass")),
+                   help="comma-separated games the people play in turn (default all four)")
+    p.add_argument("--threads", type=_positive_int, default=8, help="the server's request threads (default 8)")
+    p.add_argument("--seed", type=int, default=0)
+    _json_and_run(p, run_serve, format_serve)
+
+
 # subcommand name -> function adding its parser
 SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "networks": _add_networks,
                                                  "evolution": _add_evolution, "agents": _add_agents,
-                                                 "decisions": _add_decisions}
+                                                 "decisions": _add_decisions, "serve": _add_serve}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -70,11 +70,14 @@ class BotError(TableError):
 @dataclass
 class Player:
     """One seat: ``decide(obs) -> action`` for machines (``obs`` an ``evolve.Observation``),
-    ``None`` for a human; ``new_deal(seed, i)`` is called as deal ``i`` starts."""
+    ``None`` for a human; ``new_deal(seed, i)`` is called as deal ``i`` starts. ``streams``
+    is an agent's random streams (the array it draws from, updated in place): with the
+    actions taken, they are all a saved table needs to go on mid-deal as it would have."""
 
     seat_string: str
     decide: Callable[[Observation], Any] | None
     new_deal: Callable[[int, int], Any] | None = None
+    streams: np.ndarray | None = None
 
     @property
     def human(self) -> bool:
@@ -91,16 +94,31 @@ def bot_request(obs: Observation) -> dict:
     return {"observation": obs.to_dict(), "decision": obs.decision, "legal": obs.legal()}
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuse redirects: a bot answers at the URL its seat names, never at one it points to."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        raise urllib.error.HTTPError(req.full_url, code, f"redirect to {newurl} refused", headers, fp)
+
+
+_BOT_OPENER = urllib.request.build_opener(_NoRedirect)
+BOT_ANSWER_BYTES = 65536      # an answer is {"action": n}; anything longer is not a bot's answer
+
+
 def remote_decide(url: str, timeout: float = BOT_TIMEOUT) -> Callable[[Observation], Any]:
     """A decision function that POSTs ``bot_request(obs)`` to ``url`` and returns the
-    ``action`` of its JSON answer (BotError if there is none)."""
+    ``action`` of its JSON answer (BotError if there is none, if the bot redirects or if it
+    answers more than ``BOT_ANSWER_BYTES``)."""
 
     def decide(obs: Observation) -> Any:
         body = json.dumps(bot_request(obs)).encode()
         req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"}, method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
-                answer = json.loads(resp.read().decode() or "null")
+            with _BOT_OPENER.open(req, timeout=timeout) as resp:
+                text = resp.read(BOT_ANSWER_BYTES + 1)
+                if len(text) > BOT_ANSWER_BYTES:
+                    raise ValueError(f"an answer of more than {BOT_ANSWER_BYTES} bytes")
+                answer = json.loads(text.decode() or "null")
         except (urllib.error.URLError, OSError, ValueError) as e:
             raise BotError(f"remote bot {url} failed: {e}") from None
         if not isinstance(answer, dict) or "action" not in answer:
@@ -116,7 +134,7 @@ def agent_player(seat_string: str, game: Game) -> Player:
     from evolve.runtime.decide import agent
 
     a = agent(seat_string, game.name, **game.options)
-    return Player(seat_string, a.act, lambda seed, i: a.new_deal(i, seed=seed))
+    return Player(seat_string, a.act, lambda seed, i: a.new_deal(i, seed=seed), a.rngs)
 
 
 def make_player(seat_string: str, game: Game) -> Player:

@@ -1,87 +1,58 @@
-"""``python -m evolve.serve``: a local HTTP server where agents, remote bots and people play.
+"""``python -m evolve.serve``: a table server where agents, remote bots and people play.
 
-A Flask app (``create_app``) over ``evolve.runtime.session.Table``. It listens on 127.0.0.1:8000
-by default (``--host``/``--port``). ``GET /`` is the browser table; the JSON API is:
+A Flask app (``create_app``) over ``evolve.server.tables`` (live tables over their SQLite
+copy, ``evolve.server.store``) with the limits of ``evolve.server.policy``. ``GET /`` is
+the browser table; the JSON API is:
 
-- ``GET  /api/agents``: registered agents, champions under ``populations/*/champion.npz``
-  and the games with their options;
-- ``POST /api/tables`` ``{"game", "seats": [4 seat strings], "seed", "deals", "options"}``:
-  a seat is ``human``, a bot URL or an agent seat string; answers the table ``id`` and a
-  ``token`` per human seat (the seat's password for the calls below) and the first view;
-- ``GET  /api/tables/<id>?seat=S&token=T``: what seat S sees (``view``), with its
-  ``legal`` actions and their names when it is to act;
-- ``POST /api/tables/<id>/action`` ``{"seat", "token", "action"}``: act, then the machine
-  seats play until a human must decide; answers the new view;
-- ``GET  /api/tables/<id>/hint?seat=S&token=T&agent=A``: what agent A would do for S now;
-- ``POST /api/tables/<id>/advance``: retry after a remote bot failed;
-- ``GET  /api/tables/<id>/log``: the game log (JSON; finished deals only until the table
-  is over, so it never shows a hand still in play);
+- ``GET  /api/agents``: registered agents, champions (``champion:NAME``, the folders of
+  the populations folder), the games with their options and this server's limits;
+- ``POST /api/tables`` ``{"game", "seats": [4 seat strings], "seed", "deals", "dealer",
+  "options"}``: a seat is ``human``, an agent seat string or (when the server allows
+  them) a bot URL. With a human seat it answers 201: the table ``id``, a ``token`` per
+  human seat (that seat's password for the calls below) and the first view. Without one
+  it answers 202: the table is a job the server plays in the background, and
+  ``/progress`` tells how far it is;
+- ``GET  /api/tables/<id>?seat=S``: what seat S sees (``view``), its ``legal`` actions
+  and their names when it is to act, and the table's ``n_actions``;
+- ``POST /api/tables/<id>/action`` ``{"seat", "action", "n_actions"}``: act, then the
+  machine seats play until a human must decide; answers the new view. ``n_actions``
+  (optional: the view's ``table.n_actions``) makes a retry safe: an action the table
+  already took at that point is answered again (``"repeated": true``), never taken twice;
+- ``GET  /api/tables/<id>/hint?seat=S&agent=A``: what agent A would do for S now;
+- ``POST /api/tables/<id>/advance`` ``{"seat"}``: retry after a remote bot failed;
+- ``GET  /api/tables/<id>/progress``: deals done of how many, actions, over, error;
+- ``GET  /api/tables/<id>/log``: the game log (finished deals only until the table is
+  over, so it never shows a hand still in play);
 - ``POST /api/replay`` (a log): replays it and answers the scores and whether they match.
 
-A remote bot seat receives ``POST`` JSON ``{"observation": Observation.to_dict(),
-"decision", "legal"}`` and answers ``{"action": ...}``. Every bad request is a 4xx JSON
-``{"error": "..."}`` and leaves the table as it was.
+A human seat's token goes in the ``X-Seat-Token`` header (or, as before, a ``token``
+query parameter or body field). Every action is committed to the store before it is
+answered. Every bad request is a 4xx JSON ``{"error": "..."}`` and leaves the table as it was.
 """
 
 from __future__ import annotations
 
-import glob
 import json
-import secrets
-import threading
-from collections import OrderedDict
+import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
-from evolve.core.errors import UsageError, checked_int
+from evolve.core.errors import UsageError, checked_int, is_int
 from evolve.games.registry import GAMES
-from evolve.runtime.session import (
-    BotError,
-    IllegalAction,
-    Table,
-    TableError,
-    check_log,
-    make_player,
-    replay,
-)
+from evolve.runtime.session import BotError, IllegalAction, TableError, check_log, replay
+from evolve.server.policy import ApiError, Limits, Policy, champion_listing
+from evolve.server.store import Store
+from evolve.server.tables import Entry, Tables
 
 WEB = Path(__file__).with_name("web")
-MAX_TABLES = 200
+TOKEN_HEADER = "X-Seat-Token"
+MAX_SEED = 2 ** 63 - 1
+TABLE_KEYS = ("game", "seats", "seed", "deals", "options", "dealer")
 
 
-class ApiError(Exception):
-    """A request error answered as ``{"error": message}`` with an HTTP status."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-
-
-class Entry:
-    """A table with its humans' tokens and a lock (requests of one table run one at a time)."""
-
-    def __init__(self, table: Table, tokens: dict[int, str]):
-        self.table = table
-        self.tokens = tokens
-        self.lock = threading.Lock()
-
-
-def champions(root: str | Path = "populations") -> list[dict]:
-    """The champions under ``root/*/champion.npz``: seat string, game and kind."""
-    out = []
-    for path in sorted(glob.glob(str(Path(root) / "*" / "champion.npz"))):
-        meta_path = Path(path).with_suffix(".json")
-        try:
-            meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError):
-            meta = {}
-        out.append({"seat": f"champion:{path}", "game": meta.get("game", ""), "kind": meta.get("kind", "network"),
-                    "name": Path(path).parent.name})
-    return out
-
-
-def agents_listing(root: str | Path = "populations") -> dict:
-    """Registered agents (name, games, description), champions and games with options."""
+def agents_listing(root: str | Path, limits: Limits) -> dict:
+    """Registered agents (name, games, description), champions, games with options, limits."""
     from evolve.agents.bidding.bidders import BIDDERS
     from evolve.agents.registry import AGENTS
 
@@ -90,63 +61,49 @@ def agents_listing(root: str | Path = "populations") -> dict:
                                     "help": o.help} for k, o in info.options.items()},
                     "cards": [info.card_name(c) for c in range(info.n_cards)],
                     "modes": list(info.mode_names)} for name, info in GAMES.items()}
-    return {"agents": agents, "bidders": list(BIDDERS), "champions": champions(root), "games": games}
+    shown = {k: getattr(limits, k) for k in ("max_deals", "max_iterations", "max_seconds", "max_body")}
+    return {"agents": agents, "bidders": list(BIDDERS), "champions": champion_listing(root), "games": games,
+            "limits": {**shown, "remote_bots": bool(limits.allow_bots)}}
 
 
 def _int(value: Any, what: str, low: int | None = None, high: int | None = None) -> int:
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        value = int(value)
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            pass             # checked_int names the bad value
     try:
         return checked_int(value, what, low, high)
     except UsageError as e:
         raise ApiError(400, str(e)) from None
 
 
-class Tables:
-    """The open tables of one app, by id (the oldest dropped beyond ``MAX_TABLES``)."""
-
-    def __init__(self, populations: Path):
-        self.populations = populations
-        self.entries: OrderedDict[str, Entry] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def add(self, entry: Entry) -> str:
-        table_id = secrets.token_hex(6)
-        with self.lock:
-            self.entries[table_id] = entry
-            while len(self.entries) > MAX_TABLES:
-                self.entries.popitem(last=False)
-        return table_id
-
-    def get(self, table_id: str) -> Entry:
-        e = self.entries.get(table_id)
-        if e is None:
-            raise ApiError(404, f"unknown table {table_id!r}")
-        return e
-
-
-def _tables() -> Tables:
-    from flask import current_app
-
-    return current_app.extensions["trick_evolve_tables"]
-
-
 def _body() -> dict:
     from flask import request
 
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(force=True, silent=True)
+    except RecursionError:                   # nested too deeply for the JSON parser
+        data = None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
     return data
 
 
+def _token(body: dict | None = None) -> Any:
+    """A request's seat token: the header, else the body's or the query's ``token``."""
+    from flask import request
+
+    token = request.headers.get(TOKEN_HEADER)
+    if token is None and body is not None:
+        token = body.get("token")
+    return request.args.get("token") if token is None else token
+
+
 def _seat_of(e: Entry, seat: Any, token: Any) -> int:
     """The human seat a request speaks for, checked against its token (constant time)."""
     seat = _int(seat, "seat", 0, 3)
-    if seat not in e.tokens:
-        raise ApiError(403, f"seat {seat} is not a human seat of this table")
-    if not isinstance(token, str) or not secrets.compare_digest(token, e.tokens[seat]):
-        raise ApiError(403, f"seat {seat} is not yours: a missing or wrong token")
+    e.check_token(seat, token)
     return seat
 
 
@@ -156,7 +113,8 @@ def _view(e: Entry, seat: int) -> dict:
     v = t.view(seat)
     v["table"] = {"seats": [p.seat_string for p in t.players], "deal": t.deal_index, "over": t.over,
                   "winner": t.winner, "error": t.error, "n_sides": t.game.n_sides,
-                  "deals": len(t.results), "max_deals": t.max_deals, "target": t.game.target}
+                  "deals": len(t.results), "max_deals": t.max_deals, "target": t.game.target,
+                  "n_actions": len(t.actions)}
     v["hand_names"] = [t.info.card_name(c) for c in v["hand"]]
     v["legal"] = []
     if not t.over and t.to_act == seat:
@@ -168,55 +126,54 @@ def _view(e: Entry, seat: int) -> dict:
     return v
 
 
-def _advance(e: Entry) -> None:
-    try:
-        e.table.advance()
-    except BotError as err:
-        raise ApiError(502, str(err)) from None
-
-
-def _new_table(d: dict) -> Table:
-    """The table a ``POST /api/tables`` body asks for (ApiError 400 on anything wrong)."""
-    unknown = sorted(set(d) - {"game", "seats", "seed", "deals", "options", "dealer"})
+def _table_spec(d: dict) -> dict:
+    """The creation request of a ``POST /api/tables`` body, checked (ApiError 400), as the
+    store keeps it: game, seats, options, seed, deals, dealer."""
+    unknown = sorted(set(d) - set(TABLE_KEYS))
     if unknown:
-        raise ApiError(400, f"unknown key(s) {', '.join(unknown)}; valid: game, seats, seed, deals, options, dealer")
+        raise ApiError(400, f"unknown key(s) {', '.join(map(str, unknown))[:200]}; valid: {', '.join(TABLE_KEYS)}")
     game = d.get("game")
-    if game not in GAMES:
-        raise ApiError(400, f"game={game!r} is invalid; valid games: {', '.join(GAMES)}")
+    if not isinstance(game, str) or game not in GAMES:
+        raise ApiError(400, f"game={str(game)[:40]!r} is invalid; valid games: {', '.join(GAMES)}")
     seats = d.get("seats")
     if not isinstance(seats, list) or len(seats) != 4 or not all(isinstance(s, str) for s in seats):
-        raise ApiError(400, "seats must be a list of 4 seat strings (human, a bot URL or an agent)")
+        raise ApiError(400, "seats must be a list of 4 seat strings (human, an agent or a bot URL)")
     options = d.get("options", {})
     if not isinstance(options, dict):
         raise ApiError(400, "options must be a JSON object of game options")
-    seed = _int(d.get("seed", 0), "seed", 0)
-    deals = _int(d.get("deals", 0), "deals", 0)
-    dealer = _int(d.get("dealer", 0), "dealer", 0, 3)
-    try:
-        return Table(game, seats, seed, deals=deals, dealer=dealer, **options)
-    except UsageError as err:
-        raise ApiError(400, str(err)) from None
+    unknown = sorted(set(options) - set(GAMES[game].options))
+    if unknown:        # checked here: an option named like make_game's own arguments must not reach it
+        raise ApiError(400, f"unknown option(s) {', '.join(unknown)[:200]} for {game}; valid options: "
+                            f"{', '.join(GAMES[game].options)}")
+    return {"game": game, "seats": [s.strip() for s in seats], "options": options,
+            "seed": _int(d.get("seed", 0), "seed", 0, MAX_SEED), "deals": _int(d.get("deals", 0), "deals", 0),
+            "dealer": _int(d.get("dealer", 0), "dealer", 0, 3)}
 
 
-def _hint(t: Table, seat: int, name: str) -> dict:
+def _hint(policy: Policy, t, seat: int, name: Any) -> dict:
     """What the agent ``name`` would do for ``seat`` now (on the engine's random stream)."""
+    if not isinstance(name, str) or not name.strip() or name.strip().startswith(("http://", "https://")) \
+            or name.strip().lower() in ("human", "me"):
+        raise ApiError(400, f"hint agent {str(name)[:200]!r} is invalid; expected a registered agent or "
+                            "champion:NAME")
+    player = policy.agent(name.strip(), t.game)
+    player.new_deal(t.seed, t.deal_index)
+    obs = t.observation(seat)
     try:
-        player = make_player(name, t.game)
-        if player.human or player.decide is None or name.startswith(("http://", "https://")):
-            raise UsageError(f"hint agent {name!r} is invalid; expected a registered agent or champion:PATH")
-        player.new_deal(t.seed, t.deal_index)
-        obs = t.observation(seat)
         action = int(player.decide(obs))
     except (UsageError, ValueError) as err:
         raise ApiError(400, str(err)) from None
-    return {"agent": name, "action": action, "name": obs.action_name(action)}
+    return {"agent": name.strip(), "action": action, "name": obs.action_name(action)}
 
 
 def _routes():
     """The blueprint of the page and the JSON API (every route one small function)."""
-    from flask import Blueprint, Response, jsonify, request, send_from_directory
+    from flask import Blueprint, Response, current_app, jsonify, request, send_from_directory
 
     bp = Blueprint("tables", __name__)
+
+    def tables() -> Tables:
+        return current_app.extensions["trick_evolve_tables"]
 
     @bp.get("/")
     def index():
@@ -228,78 +185,77 @@ def _routes():
 
     @bp.get("/api/agents")
     def list_agents():
-        return jsonify(agents_listing(_tables().populations))
+        policy = tables().policy
+        return jsonify(agents_listing(policy.populations, policy.limits))
 
     @bp.post("/api/tables")
     def create_table():
-        table = _new_table(_body())
-        tokens = {s: secrets.token_urlsafe(12) for s, p in enumerate(table.players) if p.human}
-        e = Entry(table, tokens)
-        table_id = _tables().add(e)
-        with e.lock:
-            error = ""
-            try:
-                _advance(e)
-            except ApiError as err:
-                error = str(err)
-            return jsonify({"id": table_id, "tokens": {str(s): tok for s, tok in tokens.items()},
-                            "view": _view(e, min(tokens)) if tokens else None, "error": error,
-                            "over": table.over, "log": None if tokens else table.log()}), 201
+        e, tokens = tables().create(_table_spec(_body()))
+        t = e.table
+        if e.machine_only:
+            return jsonify({"id": e.id, "tokens": {}, "view": None, "error": "", "over": t.over,
+                            "progress": tables().progress(e)}), 202
+        return jsonify({"id": e.id, "tokens": {str(s): tok for s, tok in tokens.items()},
+                        "view": _view(e, min(tokens)), "error": t.error, "over": t.over, "log": None}), 201
 
     @bp.get("/api/tables/<table_id>")
     def get_view(table_id: str):
-        e = _tables().get(table_id)
-        with e.lock:
-            return jsonify(_view(e, _seat_of(e, request.args.get("seat"), request.args.get("token"))))
+        with tables().use(table_id) as e:
+            seat = _seat_of(e, request.args.get("seat"), _token())
+            tables().touch(e)
+            return jsonify(_view(e, seat))
 
     @bp.post("/api/tables/<table_id>/action")
     def post_action(table_id: str):
-        e = _tables().get(table_id)
         d = _body()
-        with e.lock:
-            seat = _seat_of(e, d.get("seat"), d.get("token"))
-            if "action" not in d:
-                raise ApiError(400, "missing 'action' (a card id, bid or call; see 'legal' in the view)")
-            try:
-                e.table.act(seat, d["action"])
-            except IllegalAction as err:
-                raise ApiError(400, str(err)) from None
-            except TableError as err:
-                raise ApiError(409, str(err)) from None
-            _advance(e)
-            return jsonify(_view(e, seat))
+        with tables().use(table_id) as e:
+            return jsonify(_act(tables(), e, d))
 
     @bp.post("/api/tables/<table_id>/advance")
     def post_advance(table_id: str):
-        e = _tables().get(table_id)
-        with e.lock:
-            _advance(e)
-            return jsonify({"over": e.table.over, "to_act": e.table.to_act, "decision": e.table.step})
+        with tables().use(table_id) as e:
+            if e.machine_only:
+                with tables().changing(e) as t:
+                    t.error = ""
+                tables().jobs.submit(table_id)
+                return jsonify(tables().progress(e)), 202
+            d = _body() if request.get_data() else {}
+            _seat_of(e, d.get("seat", request.args.get("seat")), _token(d))
+            tables().advance_and_save(e)
+            if e.table.error:
+                raise ApiError(502, e.table.error)
+            return jsonify(tables().progress(e))
+
+    @bp.get("/api/tables/<table_id>/progress")
+    def get_progress(table_id: str):
+        with tables().use(table_id) as e:
+            return jsonify(tables().progress(e))
 
     @bp.get("/api/tables/<table_id>/hint")
     def get_hint(table_id: str):
-        e = _tables().get(table_id)
-        with e.lock:
-            seat = _seat_of(e, request.args.get("seat"), request.args.get("token"))
+        with tables().use(table_id) as e:
+            seat = _seat_of(e, request.args.get("seat"), _token())
+            tables().touch(e)
             if e.table.over or e.table.to_act != seat:
                 raise ApiError(409, f"no decision is due for seat {seat}")
-            return jsonify(_hint(e.table, seat, request.args.get("agent", "")))
+            return jsonify(_hint(tables().policy, e.table, seat, request.args.get("agent", "")))
 
     @bp.get("/api/tables/<table_id>/log")
     def get_log(table_id: str):
-        e = _tables().get(table_id)
-        with e.lock:
-            log = e.table.log()
+        log = tables().store.log(table_id)       # a finished table's log needs no rebuild
+        if log is None:
+            with tables().use(table_id) as e:
+                log = e.table.log()
         return Response(json.dumps(log, indent=1), mimetype="application/json",
                         headers={"Content-Disposition": f'attachment; filename="table-{table_id}.json"'})
 
     @bp.post("/api/replay")
     def post_replay():
-        log = request.get_json(silent=True)
+        log = _body()
         try:
             t = replay(check_log(log))
-        except UsageError as err:
-            raise ApiError(400, str(err)) from None
+        except (UsageError, ValueError, TypeError, OverflowError) as err:   # OverflowError: "deals": Infinity
+            raise ApiError(400, f"the log does not replay: {err}") from None
         mine = t.log()
         return jsonify({"results": [r["score"] for r in mine["results"]], "game_score": mine["game_score"],
                         "matches": mine["results"] == log.get("results")})
@@ -307,15 +263,80 @@ def _routes():
     return bp
 
 
-def create_app(populations: str | Path = "populations"):
-    """The Flask app: the browser table and the JSON API (see the module docstring)."""
-    from flask import Flask, jsonify, request
+def _act(tables: Tables, e: Entry, d: dict) -> dict:
+    """``POST .../action``: the seat's action, then the machines' moves, committed; the new view."""
+    seat = _seat_of(e, d.get("seat"), _token(d))
+    if "action" not in d:
+        raise ApiError(400, "missing 'action' (a card id, bid or call; see 'legal' in the view)")
+    t = e.table
+    at = _int(d["n_actions"], "n_actions", 0) if "n_actions" in d else len(t.actions)
+    if at != len(t.actions):
+        return _retried(e, seat, at, d["action"])
+    with tables.changing(e):
+        try:
+            t.act(seat, d["action"])
+        except IllegalAction as err:
+            raise ApiError(400, str(err)) from None
+        except TableError as err:
+            raise ApiError(409, str(err)) from None
+        try:
+            t.advance()
+        except BotError:
+            pass           # the view's table.error names the bot; POST /advance retries it
+    return _view(e, seat)
 
+
+def _retried(e: Entry, seat: int, at: int, action: Any) -> dict:
+    """The answer to an action sent with ``n_actions`` the table has gone past: the view,
+    if that very action is the one the table took there (a retry), else 409."""
+    t = e.table
+    if at < len(t.actions) and t.actions[at]["seat"] == seat and is_int(action) and t.actions[at]["action"] == action:
+        return {**_view(e, seat), "repeated": True}
+    raise ApiError(409, f"n_actions={at} is stale: the table has taken {len(t.actions)} actions; get the view "
+                        "and act on it")
+
+
+def _json_error(status: int, message: str):
+    from flask import jsonify
+
+    return jsonify({"error": message}), status
+
+
+def create_app(populations: str | Path = "populations", db: str | Path = ":memory:", limits: Limits | None = None,
+               start: bool = True):
+    """The Flask app: the browser table and the JSON API (see the module docstring), its
+    tables kept in the SQLite file ``db`` (``:memory:``: for this process only). ``start``
+    resumes the stored jobs and starts the thread that plays them and expires idle tables;
+    ``app.extensions["trick_evolve_tables"].close()`` stops it and closes the file."""
+    from flask import Flask, request
+    from werkzeug.exceptions import HTTPException
+
+    limits = limits or Limits()
     app = Flask(__name__, static_folder=None)
-    app.extensions["trick_evolve_tables"] = Tables(Path(populations))
+    app.config["MAX_CONTENT_LENGTH"] = limits.max_body
+    app.url_map.merge_slashes = False         # "/api/tables//log" is a 404, not a redirect to guess at
+    app.json.sort_keys = False                 # a view is encoded as built: sorting its keys costs time
+    tables = Tables(Store(db), Policy(populations, limits))
+    app.extensions["trick_evolve_tables"] = tables
     app.register_blueprint(_routes())
-    app.register_error_handler(ApiError, lambda e: (jsonify({"error": str(e)}), e.status))
-    app.register_error_handler(404, lambda e: (jsonify({"error": f"no such page or API call: {request.path}"}), 404))
-    app.register_error_handler(
-        405, lambda e: (jsonify({"error": f"{request.method} is not allowed on {request.path}"}), 405))
+    app.register_error_handler(ApiError, lambda e: _json_error(e.status, str(e)))
+
+    def http_error(e: HTTPException):
+        messages = {
+            404: f"no such page or API call: {request.path[:200]}",
+            405: f"{request.method} is not allowed on {request.path[:200]}",
+            413: f"the request body is larger than this server's limit of {limits.max_body} bytes (--max-body)",
+        }
+        return _json_error(e.code or 500, messages.get(e.code, e.description or e.name))
+
+    def internal_error(e: Exception):
+        # the traceback goes to the server's log; it holds no token (request paths only)
+        print(f"evolve.serve: error on {request.method} {request.path}:", file=sys.stderr)
+        traceback.print_exception(e, file=sys.stderr)
+        return _json_error(500, "internal server error (logged on the server)")
+
+    app.register_error_handler(HTTPException, http_error)
+    app.register_error_handler(Exception, internal_error)
+    if start:
+        tables.start()
     return app

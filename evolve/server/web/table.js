@@ -7,9 +7,12 @@ const PLACES = ["You", "Left", "Partner", "Right"];
 let listing = null;            // GET /api/agents
 let table = null;              // {id, token, seat, game}
 let busy = false;
+const SAVED = "trick-evolve-table";   // localStorage: the last table started here, to resume it
 
-async function api(method, path, body) {
+// the seat's token travels in a header (never in a URL, so no history or log holds it)
+async function api(method, path, body, token) {
   const opts = { method, headers: {} };
+  if (token) opts.headers["X-Seat-Token"] = token;
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -27,8 +30,8 @@ function cardHtml(name, extra) {
 }
 
 function shortName(seat) {
-  // champion:populations/NAME/champion.npz@X reads "champion NAME@X"
-  const m = /^champion:(?:.*\/)?([^/]+)\/champion\.npz(@.*)?$/.exec(seat);
+  // champion:NAME@X reads "champion NAME@X"
+  const m = /^champion:([^@]+)(@.*)?$/.exec(seat);
   return m ? `champion ${m[1]}${m[2] || ""}` : seat;
 }
 
@@ -81,6 +84,8 @@ async function start() {
     $("status").textContent = "dealing (the first use of an agent compiles it, up to a minute)...";
     const r = await api("POST", "/api/tables", body);
     table = { id: r.id, token: r.tokens["0"], seat: 0, game: body.game, seats };
+    // the server keeps the table across restarts; this browser keeps its seat, to come back to it
+    localStorage.setItem(SAVED, JSON.stringify(table));
     $("setup").hidden = true;
     $("play").hidden = false;
     $("log-link").href = `/api/tables/${r.id}/log`;
@@ -192,7 +197,9 @@ async function act(action) {
   busy = true;
   $("error").textContent = "";
   try {
-    const v = await api("POST", `/api/tables/${table.id}/action`, { seat: table.seat, token: table.token, action });
+    // n_actions: the table takes this action only where this view was, so a retry never acts twice
+    const body = { seat: table.seat, action, n_actions: table.view.table.n_actions };
+    const v = await api("POST", `/api/tables/${table.id}/action`, body, table.token);
     render(v);
   } catch (e) {
     $("error").textContent = e.message;
@@ -204,7 +211,7 @@ async function act(action) {
 
 async function refresh() {
   try {
-    render(await api("GET", `/api/tables/${table.id}?seat=${table.seat}&token=${encodeURIComponent(table.token)}`));
+    render(await api("GET", `/api/tables/${table.id}?seat=${table.seat}`, undefined, table.token));
   } catch (e) {
     $("error").textContent = e.message;
   }
@@ -214,13 +221,35 @@ async function hint() {
   $("hint-text").textContent = "thinking...";
   try {
     const agent = encodeURIComponent($("hint-agent").value.trim());
-    const h = await api("GET", `/api/tables/${table.id}/hint?seat=${table.seat}&token=${encodeURIComponent(table.token)}&agent=${agent}`);
+    const h = await api("GET", `/api/tables/${table.id}/hint?seat=${table.seat}&agent=${agent}`, undefined, table.token);
     $("hint-text").textContent = `${h.agent} would ${table.view.decision === "card" ? "play" : "choose"} ${h.name}`;
     for (const el of document.querySelectorAll(".hinted")) el.classList.remove("hinted");
     const el = document.querySelector(`#hand [data-card="${h.action}"], #bids [data-action="${h.action}"]`);
     if (el && (table.view.decision === "card" || table.view.decision === "discard" || el.dataset.action !== undefined)) el.classList.add("hinted");
   } catch (e) {
     $("hint-text").textContent = e.message;
+  }
+}
+
+// a table started in this browser that is not over yet: offer to go back to it
+async function offerResume() {
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(SAVED) || "null"); } catch (e) { saved = null; }
+  if (!saved || !saved.id || !saved.token) return;
+  try {
+    const v = await api("GET", `/api/tables/${saved.id}?seat=${saved.seat}`, undefined, saved.token);
+    if (v.decision === "over") return;
+    $("resume").textContent = `Resume your ${v.game} table (deal ${v.table.deal + 1})`;
+    $("resume").hidden = false;
+    $("resume").onclick = () => {
+      table = saved;
+      $("setup").hidden = true;
+      $("play").hidden = false;
+      $("log-link").href = `/api/tables/${saved.id}/log`;
+      render(v);
+    };
+  } catch (e) {
+    localStorage.removeItem(SAVED);     // expired or from another server
   }
 }
 
@@ -242,5 +271,6 @@ document.addEventListener("click", (ev) => {
   if (q.get("game")) sel.value = q.get("game");
   sel.addEventListener("change", fillAgents);
   fillAgents();
+  await offerResume();
   document.body.dataset.ready = "1";
 })();
