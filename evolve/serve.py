@@ -3,6 +3,7 @@ served by waitress, with its tables kept in a SQLite file (``--db``)."""
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import signal
 import sys
@@ -89,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
         print(exposure(a.host, a.port, limits), flush=True)
     print(f"evolve.serve: the table is at http://{a.host}:{a.port}/ (tables kept in {a.db}; Ctrl-C stops)",
           flush=True)
+    # the objects of the start-up (the package, Numba, the restored tables) live for good:
+    # moved out of the collector's reach, its full collections stop pausing every request
+    gc.freeze()
     sock.listen(1024)
     server = make_server(app, sock, a.threads, limits.max_body)
     # SIGTERM stops as Ctrl-C does (every answered action is committed already)

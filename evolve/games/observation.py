@@ -271,6 +271,8 @@ class PublicState:
 
 
 def _card(game: Game, c, what: str) -> int:
+    if type(c) is int and 0 <= c < game.info.n_cards:     # the common case, checked without the generic test
+        return c
     if not is_int(c) or not 0 <= int(c) < game.info.n_cards:
         raise ValueError(f"{what}: {c!r} is not a card of {game.name}; expected a card id 0..{game.info.n_cards - 1}")
     return int(c)
@@ -287,6 +289,9 @@ def _int(x, what: str) -> int:
 def _pairs(items, what: str) -> list[tuple[int, int]]:
     out = []
     for k, x in enumerate(items):
+        if type(x) is tuple and len(x) == 2 and type(x[0]) is int and 0 <= x[0] <= 3:
+            out.append(x)       # the common case (a table's own view), checked without the generic test
+            continue
         if not isinstance(x, (tuple, list)) or len(x) != 2:
             raise ValueError(f"{what}: {x!r} is not a (seat, value) pair")
         out.append((_seat(x[0], f"{what}[{k}] seat"), x[1]))

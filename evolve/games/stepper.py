@@ -63,6 +63,7 @@ class TrickState:
         self.n_active = 3 if out_seat >= 0 else 4
         self.n_tricks = self.game.info.n_tricks
         self.trick_winners: list[int] = []
+        self._finished_pairs: list[list[tuple[int, int]]] = []
         self.done = False
         self.to_move = int(open_play(self.pub, leader if leader != out_seat else (leader + 1) % 4, self.out_seat))
 
@@ -111,10 +112,10 @@ class TrickState:
         """Card points per side so far (including the Jass last-trick bonus)."""
         return [int(x) for x in self.pub[SIDE_POINTS:SIDE_POINTS + 2]]
 
-    def history(self) -> list[tuple[int, list[int], int]]:
-        """(leader, cards in play order, winner) of each finished trick."""
+    def history(self, start: int = 0) -> list[tuple[int, list[int], int]]:
+        """(leader, cards in play order, winner) of each finished trick (from trick ``start``)."""
         out = []
-        for t, w in enumerate(self.trick_winners):
+        for t, w in enumerate(self.trick_winners[start:], start):
             h = HISTORY + t * HISTORY_STRIDE
             cards = [int(c) for c in self.pub[h + 1:h + 1 + self.n_active]]
             out.append((int(self.pub[h]), cards, w))
@@ -122,7 +123,10 @@ class TrickState:
 
     def trick_pairs(self) -> list[list[tuple[int, int]]]:
         """The finished tricks as (seat, card) pairs in play order."""
-        return [trick_pairs(leader, cards, self.out_seat) for leader, cards, _ in self.history()]
+        done = self._finished_pairs         # finished tricks never change: kept, not rebuilt
+        for leader, cards, _ in self.history(len(done)):
+            done.append(trick_pairs(leader, cards, self.out_seat))
+        return list(done)
 
 
 def trick_pairs(leader: int, cards: list[int], out_seat: int) -> list[tuple[int, int]]:
