@@ -71,11 +71,11 @@ class CallbackSlot:
         """Compile (or load from the cache) the callback and point the slot at it; returns
         its address (0 inside ``compiles_deferred``). Call it where a compile is expected
         (building a seat) rather than let the trampoline do it mid-engine."""
+        wanted = getattr(_deferred, "wanted", None)
+        if wanted is not None:
+            wanted.add(self.symbol)
+            return 0 if self.callback is None else self.callback.address
         if self.callback is None:
-            wanted = getattr(_deferred, "wanted", None)
-            if wanted is not None:
-                wanted.add(self.symbol)
-                return 0
             self.callback = self.make()
             self.slot.value = self.callback.address
         return self.callback.address
