@@ -35,6 +35,7 @@ LAYERS = {
     "interop": 7,
     "server": 7,
     "bench": 8,
+    "reproduce": 8,
 }
 COMMAND_LAYER = 8       # evolve/<command>.py: what a user types
 

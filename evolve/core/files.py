@@ -34,6 +34,11 @@ def atomic_write(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
     return path
 
 
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (``atomic_write``)."""
+    return atomic_write(path, lambda f: f.write(text.encode()))
+
+
 def read_npz(path: str | Path, what: str) -> dict:
     """Every array of the ``.npz`` at ``path`` (never unpickling anything). A missing,
     truncated or foreign file is one ``UsageError`` naming the file and ``what`` it should

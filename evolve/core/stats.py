@@ -67,6 +67,23 @@ def mean_ci(values, level: float = 0.95) -> MeanCI:
     return MeanCI(m, m - half, m + half, sd, n, level)
 
 
+def ratio_ci(part, total, level: float = 0.95) -> MeanCI:
+    """sum(part) / sum(total) over paired values (a side's share of all the points of many
+    deals) with a confidence interval by the delta method; ``sd`` is that of the per-pair
+    residuals part - ratio x total, over the mean total (the spread of one pair's share)."""
+    part = np.asarray(part, np.float64).ravel()
+    total = np.asarray(total, np.float64).ravel()
+    n = part.size
+    if n == 0 or total.sum() == 0:
+        return MeanCI(float("nan"), float("nan"), float("nan"), float("nan"), n, level)
+    r = float(part.sum() / total.sum())
+    if n == 1:
+        return MeanCI(r, float("nan"), float("nan"), float("nan"), 1, level)
+    sd = float((part - r * total).std(ddof=1) / total.mean())
+    half = _NORMAL.inv_cdf(0.5 + level / 2) * sd / math.sqrt(n)
+    return MeanCI(r, r - half, r + half, sd, n, level)
+
+
 @dataclass(frozen=True)
 class TestResult:
     """A one-sample (or paired) t test against ``mu0``."""

@@ -35,6 +35,7 @@ from evolve.core.stats import (
     mean_ci,
     p_clause,
     paired_difference,
+    ratio_ci,
     shifted,
     signed_ci,
     verdict,
@@ -244,6 +245,8 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
         out["fair_share"] = test["fair_share"]
         out["a_atpr"]["note"] = "CI and t test over deals (each the mean of the 4 rotations); n rounds = 4 x deals"
     if g.partnership:
+        # each side's share of all the hand scores (the Euchre paper's "total score"), per deal paired
+        out["score_share"] = ratio_ci(a_score, a_score + b_score).as_dict()
         total = a_pts + b_pts
         ok = played & (total > 0)
         share = 100.0 * a_pts[ok] / total[ok]
@@ -285,6 +288,10 @@ def mirror(cell: dict) -> dict:
         d = dict(cell[key])
         d["mean"], d["low"], d["high"], d["t"] = -d["mean"], -d["high"], -d["low"], -d["t"]
         m[key] = d
+    if "score_share" in cell:
+        c = dict(cell["score_share"])
+        c["mean"], c["low"], c["high"] = 1 - c["mean"], 1 - c["high"], 1 - c["low"]
+        m["score_share"] = c
     if "percent_points" in cell:
         pp = cell["percent_points"]
         q = {"overall": 100.0 - pp["overall"]}

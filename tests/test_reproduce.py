@@ -1,0 +1,106 @@
+"""``python -m evolve.reproduce``: verdicts, the registry of every document's tables, resume,
+outputs, the command line, and every document's tables on the quick budget."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evolve.reproduce.cells import Cell, proportion_se
+from evolve.reproduce.documents import DOCUMENTS, REPRODUCTIONS
+from evolve.reproduce.runner import Context
+
+ROOT = Path(__file__).resolve().parents[1]
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+def test_verdict_combines_both_sampling_errors_and_the_stated_tolerance():
+    c = Cell("t", "A", "games won", "%", seed=50.0, ours=52.0, low=51.0, high=53.0)
+    assert c.verdict == "differs"               # our CI alone excludes the seed's 50
+    c.seed_se = proportion_se(50.0, 1000)       # 1.58 pp of the seed's own sampling error
+    assert c.verdict == "reproduced"
+    c = Cell("t", "A", "games won", "%", seed=50.0, ours=52.0, low=51.0, high=53.0, tolerance=1.5)
+    assert c.verdict == "reproduced" and abs(c.difference - 2.0) < 1e-12
+    assert Cell("t", "A", "time", "ms", seed=477.0).verdict == "not compared"
+    assert Cell("t", "A", "x", "%", seed=None, ours=1.0, low=0.5, high=1.5).verdict == "not compared"
+
+
+def test_every_reproduction_is_registered_with_its_source_and_can_run_or_says_why_not():
+    assert set(DOCUMENTS) == {"spades", "euchre", "sueca", "jass", "bidding"}
+    for name, doc in DOCUMENTS.items():
+        assert (SEEDS / doc.seed_file).is_file() or not SEEDS.is_dir(), doc
+        keys = [r.key for r in REPRODUCTIONS[name]]
+        assert len(keys) == len(set(keys)), name
+        for rep in REPRODUCTIONS[name]:
+            assert rep.source and rep.title, rep
+            assert (rep.run is None) == bool(rep.unavailable), rep
+
+
+def test_a_unit_of_work_is_computed_once_and_then_resumed(tmp_path):
+    ctx = Context(work=tmp_path / "work")
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"x": 1.5, "n": 3}
+
+    assert ctx.memo({"k": 1}, compute) == {"x": 1.5, "n": 3}
+    again = Context(work=tmp_path / "work")
+    assert again.memo({"k": 1}, compute) == {"x": 1.5, "n": 3} and len(calls) == 1 and again.units_loaded == 1
+    assert again.memo({"k": 2}, compute) and len(calls) == 2          # another key: computed
+    quick = Context(work=tmp_path / "work", quick=True)
+    quick.memo({"k": 1}, compute)
+    assert len(calls) == 3                                               # another budget: computed
+    Context(work=tmp_path / "work", fresh=True).memo({"k": 1}, compute)
+    assert len(calls) == 4
+
+
+def _cli(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "evolve.reproduce", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=1800)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["chess"], "unknown document 'chess'; expected one of"),
+    (["euchre", "--tables", "table99"], "--tables: unknown table(s) table99 of euchre"),
+    (["all", "--tables", "table1"], "--tables needs one document"),
+    (["euchre", "--workers", "-1"], "--workers -1 is invalid"),
+])
+def test_bad_input_is_one_line_exit_2(args, needle):
+    p = _cli(*args)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and needle in p.stderr, p.stderr
+
+
+def test_list_names_every_document_and_table():
+    p = _cli("list")
+    assert p.returncode == 0, p.stderr
+    for name in DOCUMENTS:
+        assert f"{name}: " in p.stdout
+    assert "table1" in p.stdout
+
+
+def test_all_quick_writes_every_document_and_json_rows(tmp_path):
+    """Every table of every document on the quick budget (what CI runs): JSON rows with the
+    seed's figure, ours, the CI, the verdict and the reason; markdown, PNGs and cells.json
+    per document; a second run resumes every unit."""
+    p = _cli("all", "--quick", "--json", "--no-progress", "--out", str(tmp_path))
+    assert p.returncode == 0, p.stderr[-2000:]
+    report = json.loads(p.stdout)
+    assert report["quick"] is True
+    rows = report["rows"]
+    assert {r["document"] for r in rows} <= set(DOCUMENTS) and rows
+    for r in rows:
+        assert {"seed", "ours", "ci", "verdict", "reason"} <= set(r), r
+        assert r["verdict"] in ("reproduced", "differs", "not compared", "cannot be reproduced"), r
+        if r["verdict"] in ("reproduced", "differs"):
+            assert r["ci"][0] <= r["ours"] <= r["ci"][1], r
+    for name in {r["document"] for r in rows}:
+        folder = tmp_path / name
+        assert (folder / "reproduce.md").is_file() and (folder / "cells.json").is_file()
+        assert any(folder.glob("*.png")), name
+    again = _cli("euchre", "--quick", "--json", "--no-progress", "--out", str(tmp_path))
+    assert json.loads(again.stdout)["rows"] == [r for r in rows if r["document"] == "euchre"]
