@@ -104,3 +104,49 @@ def test_all_quick_writes_every_document_and_json_rows(tmp_path):
         assert any(folder.glob("*.png")), name
     again = _cli("euchre", "--quick", "--json", "--no-progress", "--out", str(tmp_path))
     assert json.loads(again.stdout)["rows"] == [r for r in rows if r["document"] == "euchre"]
+
+
+def test_the_committed_summaries_are_generated_from_the_published_runs():
+    """The README's and docs/reproductions.md's tables are exactly what `summary` writes from
+    the published cells.json files (edit a published run or the registry, and this fails until
+    `python -m evolve.reproduce summary` is run)."""
+    from evolve.reproduce.publish import BEGIN, END, summary
+
+    text = summary(ROOT / "docs" / "reproductions")
+    for path, prefix in ((ROOT / "docs" / "reproductions.md", ""), (ROOT / "README.md", "docs/")):
+        body = path.read_text()
+        committed = body[body.index(BEGIN) + len(BEGIN):body.index(END)].strip()
+        expected = text.replace("](reproductions/", f"]({prefix}reproductions/") if prefix else text
+        assert committed == expected.strip(), f"{path.name}: run python -m evolve.reproduce summary"
+    for name in DOCUMENTS:
+        published = ROOT / "docs" / "reproductions" / name / "cells.json"
+        if published.is_file():
+            rows = json.loads(published.read_text())
+            assert rows and all(r["budget"] == "full" for r in rows), name
+
+
+def test_publish_takes_a_full_run_only_and_the_summary_counts_its_verdicts(tmp_path):
+    from evolve.reproduce.publish import document_table, publish, table_seconds
+    from evolve.core.errors import UsageError
+
+    runs, docs = tmp_path / "runs", tmp_path / "docs" / "reproductions"
+    rep = REPRODUCTIONS["euchre"][0]
+    rows = [{"document": "euchre", "reproduction": rep.key, "budget": "quick", "verdict": v}
+            for v in ("reproduced", "differs", "differs")]
+    (runs / "euchre").mkdir(parents=True)
+    (runs / "euchre" / "cells.json").write_text(json.dumps(rows))
+    (runs / "euchre" / "reproduce.md").write_text(f"## {rep.key}\n\n{rep.source}: x (quick budget, 12 s)\n")
+    with pytest.raises(UsageError, match="was --quick"):
+        publish("euchre", runs, docs)
+    for r in rows:
+        r["budget"] = "full"
+    (runs / "euchre" / "cells.json").write_text(json.dumps(rows))
+    (runs / "euchre" / "reproduce.md").write_text(f"## {rep.key}\n\n{rep.source}: x (full budget, 300 s)\n")
+    assert table_seconds((runs / "euchre" / "reproduce.md").read_text()) == {rep.key: ("full", 300)}
+    publish("euchre", runs, docs)
+    table = document_table("euchre", docs)
+    assert f"| {rep.source} | {rep.title} | full, 5 min | 1 | 2 | 0 |" in table
+    assert "| **all** | | 5 min | **1** | **2** | **0** |" in table
+    assert "no full run published" in document_table("jass", docs)
+    with pytest.raises(UsageError, match="no run of sueca"):
+        publish("sueca", runs, docs)

@@ -18,7 +18,9 @@ def main(argv: list[str] | None = None) -> int:
     names = ", ".join(DOCUMENTS)
     p = Parser(prog="python -m evolve.reproduce",
                description="Play the source documents' tables and set every figure beside the document's.")
-    p.add_argument("seed", help=f"{names}, all, or list (the documents and their tables)")
+    p.add_argument("seed", help=f"{names}, all, list (the documents and their tables), publish DOCUMENT (copy its "
+                                "last full run to the docs) or summary (regenerate the docs' summary tables)")
+    p.add_argument("document", nargs="?", default="", help="the document to publish")
     p.add_argument("--quick", action="store_true", help="every table on a small budget (minutes for all)")
     p.add_argument("--json", action="store_true", help="print one JSON object with a row per cell")
     p.add_argument("--tables", default="", help="comma-separated table keys of one document (default: all)")
@@ -27,7 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="plots/reproduce", help="output folder (default plots/reproduce)")
     p.add_argument("--fresh", action="store_true", help="recompute every unit of work instead of resuming")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
+    p.add_argument("--docs", default="docs/reproductions", help="where publish copies a run and summary reads them "
+                                                                "(default docs/reproductions)")
     a = p.parse_args(argv)
+    if a.seed in ("publish", "summary"):
+        return _publish(a)
+    if a.document:
+        raise UsageError(f"unexpected argument {a.document!r}; a second name is only taken by publish")
     if a.seed == "list":
         for name, doc in DOCUMENTS.items():
             print(f"{name}: {doc.cite}, {doc.title}")
@@ -65,4 +73,23 @@ def main(argv: list[str] | None = None) -> int:
         json.dump({"quick": a.quick, "rows": [r for outcomes in report.values() for r in rows(outcomes)]},
                   sys.stdout, default=str)
         print()
+    return 0
+
+
+def _publish(a) -> int:
+    """``publish DOCUMENT`` then the summary, or the summary alone."""
+    from evolve.reproduce.publish import publish, rewrite, summary
+
+    docs = Path(a.docs)
+    if a.seed == "publish":
+        if a.document not in DOCUMENTS:
+            raise UsageError(f"publish: unknown document {a.document!r}; expected one of {', '.join(DOCUMENTS)}")
+        print(f"published {publish(a.document, Path(a.out), docs)}")
+    elif a.document:
+        raise UsageError(f"summary takes no document (got {a.document!r})")
+    text = summary(docs)
+    for path, prefix in ((docs.parent / "reproductions.md", ""), (docs.parent.parent / "README.md", "docs/")):
+        if path.is_file():
+            changed = rewrite(path, text, link_prefix=prefix)
+            print(f"{path}: {'summary rewritten' if changed else 'summary already up to date'}")
     return 0
