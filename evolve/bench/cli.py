@@ -101,7 +101,9 @@ def run_evolution(args) -> dict:
         args.config,
         (1, 2),
         args.repeats,
-        games=args.games or (240 if study else None),
+        # the study's thesis tournament seats its 60 members at 15 tables a game: 16 games are
+        # the 240 tables of the bench's earlier, tables-procedure figures
+        games=args.games or (16 if study else None),
         rounds=args.rounds or (16 if study else None),
         backend=args.backend,
         evaluation=args.evaluation,
@@ -140,8 +142,9 @@ def _add_evolution(sub) -> None:
                    help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units; "
                         "experiments/spades_cardbased.toml: the main job's generation as it runs)")
     p.add_argument("--games", type=_positive_int,
-                   help="tables per generation (default: the config's; for the study's 240: with 16 rounds, 64x the "
-                        "study's 60-round generations, a budget where parallel evaluation matters)")
+                   help="games_per_generation (default: the config's; for the study, whose thesis tournament plays "
+                        "a game at 15 tables, 16: 240 tables of 16 rounds, 4.3x its 900-round generations, a budget "
+                        "where parallel evaluation matters)")
     p.add_argument("--rounds", type=_positive_int, help="rounds per table (default: the config's; the study's 16)")
     p.add_argument(
         "--repeats", type=_positive_int, default=10, help="timed repeats of 3 generations per worker count (default 10)"

@@ -18,7 +18,8 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
     (``games`` / ``rounds`` override the config's tournament size, ``backend`` its
     parallel backend, ``evaluation`` its ``[evolution] evaluation``). When ``games`` tables seat fewer members than the
     population, the
-    population shrinks to the members they seat (a run must seat every member)."""
+    population shrinks to the members they seat (a run must seat every member; the
+    thesis's tournament seats them all at every game)."""
     from evolve.evolution.config import load_config
     from evolve.evolution.parallel import make_runner
     from evolve.evolution.runner import Evolution
@@ -27,7 +28,7 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
     over = {
         k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds), ("evaluation", evaluation)) if v
     }
-    if games:
+    if games and cfg.evolution["tournament"] != "thesis":      # the thesis's seats every member at every game
         from evolve.evolution.tournament import member_seats
 
         seats = member_seats(games, len(cfg.evolution["opponents"]), cfg.evolution["opponent_share"])

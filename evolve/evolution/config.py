@@ -213,6 +213,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "network decisions batched: the same results, faster)",
             lambda s: s in ("sequential", "lockstep"),
         ),
+        "tournament": Key(
+            (str,),
+            "tables",
+            "tables (games_per_generation tables in all, members seated from random permutations) or thesis "
+            "(the Spades thesis's: every member plays every game, in fresh groups of four sharing its deal)",
+            lambda s: s in ("tables", "thesis"),
+        ),
     },
     "imitation": {
         "teacher": Key((str,), "", 'a seat string such as "ismcts:iterations=200" (empty: no warm start, the study)'),
@@ -253,7 +260,7 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("evolution", "partner"), ("evolution", "progress_every"), ("evolution", "progress_deals"),
     ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
     ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
-    ("network", "direct"))}
+    ("network", "direct"), ("evolution", "tournament"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:
@@ -462,7 +469,9 @@ def _check_evolution(ev: dict, g, fail) -> None:
     if ev["algorithm"] == "es" and ev["es_antithetic"] and ev["population"] % 2:
         fail("evolution.population", f"got {ev['population']}; expected an even number (antithetic ES samples "
                                      "mirrored pairs; or set evolution.es_antithetic = false)")
-    left_out = None if ev["common_random_numbers"] else _everyone_plays(ev)
+    if ev["tournament"] == "thesis":
+        _check_thesis_tournament(ev, fail)
+    left_out = None if ev["common_random_numbers"] or ev["tournament"] == "thesis" else _everyone_plays(ev)
     if left_out:
         fail("evolution.games_per_generation", left_out)
     if ev["max_generations"] < ev["generations"]:
@@ -471,6 +480,21 @@ def _check_evolution(ev: dict, g, fail) -> None:
     if ev["fitness"] in ("side_points", "side_score") and not g.partnership:
         fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or "
                                   "advanced)")
+
+
+def _check_thesis_tournament(ev: dict, fail) -> None:
+    """The thesis's tournament splits the whole population into groups of four for every
+    game and shares each game's deal among them: no opponent tables, no per-table deals."""
+    if ev["population"] % 4:
+        fail("evolution.population", f"got {ev['population']}; expected a multiple of 4 (tournament = thesis splits "
+                                     "the population into groups of four for every game)")
+    if ev["opponent_share"] > 0 or ev["common_random_numbers"]:
+        key = "opponent_share" if ev["opponent_share"] > 0 else "common_random_numbers"
+        fail(f"evolution.{key}", f"got {ev[key]!r}; tournament = thesis seats members only (expected "
+                                 f"{'0' if key == 'opponent_share' else 'false'}, or tournament = tables)")
+    if ev["deals"] != "shared":
+        fail("evolution.deals", f"got {ev['deals']!r}; tournament = thesis shares each game's deal among its groups "
+                                "(expected shared, or tournament = tables)")
 
 
 def _check_agent(agent: dict, game, fail) -> None:

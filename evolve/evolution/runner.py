@@ -120,7 +120,7 @@ class Evolution:
             self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
                                          ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
                                          ev["partner"] == "self", ev["common_random_numbers"],
-                                         ev["evaluation"] == "lockstep")
+                                         ev["evaluation"] == "lockstep", procedure=ev["tournament"])
             self.engine_families = self.run_families()
         self.tournament.engine_families = self.engine_families
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
@@ -284,8 +284,10 @@ class Evolution:
         ev = self.config.evolution
         g = state.generation
         t0 = time.perf_counter()
-        fitness, counts = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
-                                                   self.workers if runner else 1)
+        # advanced fitness: the best member's tricks too, which the thesis's Table 1 gives beside it
+        advanced = ev["fitness"] == "advanced"
+        fitness, counts, *tricks = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
+                                                            self.workers if runner else 1, with_tricks=advanced)
         played = counts > 0
         rate = self.strategy.rate(g)
         f = fitness[played]
@@ -300,6 +302,8 @@ class Evolution:
             "seconds": round(time.perf_counter() - t0, 4),
         }
         best = int(np.argmax(np.where(played, fitness, -np.inf)))
+        if advanced:
+            record["tricks"] = float(tricks[0][best])
         evaluated = np.clip(state.population, -1.0, 1.0)
         order = np.lexsort((np.arange(len(fitness)), -np.where(played, fitness, -np.inf)))
         elite = evaluated[order[: ev["elite"]]].copy()

@@ -11,6 +11,14 @@ over the block the hands (and
 the dealer) rotate one seat per round, so every seat plays every hand. With ``deals =
 "shared"`` all tables of the generation play the same deals.
 
+Two procedures (``[evolution] tournament``): ``"tables"`` (above: ``games_per_generation``
+tables in all, each member at about ``4 x games / population`` of them) and ``"thesis"``,
+the Spades thesis's (its Section 2.5): every member plays every one of the
+``games_per_generation`` games; for each game the population is split into fresh random
+groups of four, and every group plays that game's deal (four starting hands, rotated one
+seat per round). So a member of the thesis's study is scored on 15 x 4 = 60 rounds a
+generation (``thesis_tables``, ``game_deals``).
+
 Everything is derived from ``(seed, generation)`` and every deal's random streams from its
 index, so however the tables are split into chunks (one ``play_batch`` call each) and
 whichever process plays them, the result is the same for any number of workers or
@@ -142,6 +150,22 @@ def expand_deals(base: np.ndarray, base_dealer: np.ndarray, hand_size: int, roun
     return decks, dealers
 
 
+def thesis_tables(n_members: int, n_games: int, rng: np.random.Generator) -> Seating:
+    """The Spades thesis's seating: for each of ``n_games`` games a fresh random permutation
+    of the population split into groups of four (table ``game * n_members // 4 + group``;
+    ``n_members`` a multiple of four), so every member plays every game."""
+    order = np.stack([rng.permutation(n_members) for _ in range(n_games)])
+    return Seating(order.reshape(-1, 4).astype(np.int64))
+
+
+def game_deals(game: Game, n_games: int, groups: int, rounds: int, rng: np.random.Generator):
+    """The deals of a thesis tournament as ``draw_deals`` gives them per table: one set of
+    blocks per game (one deal per block of four rounds), repeated for each of its
+    ``groups`` tables, so all groups of a game play the same hands."""
+    base, base_dealer = draw_deals(game, n_games, rounds, False, rng)
+    return np.repeat(base, groups, axis=0), np.repeat(base_dealer, groups, axis=0)
+
+
 def rotated_decks(game: Game, n_tables: int, rounds: int, shared: bool, rng: np.random.Generator):
     """Decks and dealers of every (table, round) of a generation (``draw_deals`` expanded)."""
     base, base_dealer = draw_deals(game, n_tables, rounds, shared, rng)
@@ -182,6 +206,7 @@ class Tournament:
     common: bool = False
     lockstep: bool = False      # [evolution] evaluation = "lockstep": same results, faster with networks
     engine_families: tuple[str, ...] = ()   # compiled in beyond the seats' own: the run's one engine
+    procedure: str = "tables"   # [evolution] tournament: "tables" or "thesis" (every member plays every game)
 
     def __post_init__(self):
         self.opponent_specs = [parse_seat(s, self.game) for s in self.opponents]
@@ -190,20 +215,25 @@ class Tournament:
         """Seating, decks, dealers and the agents' stream key of a generation."""
         rng = np.random.default_rng([seed, generation, 0])
         partner_self = self.partner_self and self.game.partnership
-        if self.common:
+        if self.procedure == "thesis":
+            seating = thesis_tables(n_members, self.games, rng)
+            base, base_dealer = game_deals(self.game, self.games, n_members // 4, self.rounds, rng)
+        elif self.common:
             seating = common_tables(n_members, len(self.opponent_specs), partner_self)
         else:
             seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng,
                                   partner_self)
-        base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared or self.common, rng)
+        if self.procedure != "thesis":
+            base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared or self.common, rng)
         key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
         return seating, base, base_dealer, key
 
     def evaluate(self, members: list[AgentSpec], seed: int, generation: int, runner=None,
-                 chunks: int = 1) -> tuple[np.ndarray, np.ndarray]:
+                 chunks: int = 1, with_tricks: bool = False) -> tuple[np.ndarray, ...]:
         """Mean fitness per round of every member, and how many rounds each played.
         ``runner(job, n_tables, chunks)`` plays the tables on ``chunks`` processes
-        (default: in process)."""
+        (default: in process). ``with_tricks``: also every member's mean tricks per round
+        (the thesis's Table 1 gives them beside the advanced fitness)."""
         seating, base, base_dealer, key = self.plan(len(members), seed, generation)
         specs = list(members) + self.opponent_specs
         idx = np.where(seating.tables >= 0, seating.tables, len(members) + (-1 - seating.tables))
@@ -228,6 +258,10 @@ class Tournament:
         totals = np.bincount(who[mine], weights=fit.T.ravel()[mine], minlength=len(members)).astype(np.float64)
         counts = np.bincount(who[mine], minlength=len(members)).astype(np.float64)
         mean = np.where(counts > 0, totals / np.maximum(counts, 1), -np.inf)
+        if with_tricks:
+            tricks = np.bincount(who[mine], weights=rec.tricks.T.ravel()[mine].astype(np.float64),
+                                 minlength=len(members))
+            return mean, counts, np.where(counts > 0, tricks / np.maximum(counts, 1), np.nan)
         return mean, counts
 
 
