@@ -57,15 +57,16 @@ MC_EXTRA = "variant=extra,shuffles=50,playouts=2,shuffle=per_card"
 VERSIONS = ("mc", "perfect_mc")
 
 # budgets (full, quick): deals per unit of work
-RULE_DEALS = (1_000_000, 5_000)        # lineups without MC: the thesis's own size
-MC_DEALS = (500, 2)                    # Chapter 7 lineups with MC, per version
+RULE_DEALS = (400_000, 5_000)          # lineups without MC (the thesis: 1,000,000)
+MC_DEALS = (300, 2)                    # Chapter 7 lineups with MC, per version
 KEEP_DEALS = (3_000, 4)                # the headline lineups, kept deal by deal (the budget table)
 KEPT = (("MC", "R", "R", "R"), ("MC", "MC", "R", "R"))
 PREFIXES = ((100, 300, 1000, 3000), (2, 4))
-CH4_DEALS = (250_000, 2_000)           # Chapter 4 deals per row (kept deals where trump is fixed)
-BIN_DEALS = ((100_000, 2_000), (500, 2))   # Table 6.3 per bin: random, each MC
+CH4_DEALS = (100_000, 2_000)           # Chapter 4 deals per row (kept deals where trump is fixed)
+BIN_DEALS = ((100_000, 2_000), (300, 2))   # Table 6.3 per bin: random, each MC
 TRUTH_DEALS = (2_000, 4)
-MC_WORK = (300_000, 4)                 # Tables 6.1, 6.2: about this many playouts per card and deal
+MC_WORK = (200_000, 4)                 # Tables 6.1, 6.2: about this many playouts per card over the deals
+MC_MIN_DEALS, MC_MAX_DEALS = 400, 2_000    # bounds of a Chapter 6 setting's full budget
 BLOCK_RULES, BLOCK_MC = 65_536, 25
 
 ROUND1, ROUND2, ROUND0 = 0.05, 0.005, 0.5     # half the last printed digit
@@ -121,13 +122,18 @@ def mc_seat(version: str, variant: str, shuffles: int, playouts: int = 1) -> str
     return f"{version}:{opts}"
 
 
+def mc_deals(work: int) -> int:
+    """Full-budget deals of a Chapter 6 setting spending ``work`` playouts per card and move."""
+    return min(MC_MAX_DEALS, max(MC_MIN_DEALS, MC_WORK[0] // work))
+
+
 def one_mc(ctx, version: str, variant: str, shuffles: int, playouts: int = 1) -> dict:
     """One MC seat at N, three Random seats (Chapter 6), on about ``MC_WORK`` playouts per
-    card and deal (at least 400 deals, at most 3,000); Chapter 7's setting is its unit."""
+    card over the deals (``mc_deals``); Chapter 7's setting is its unit."""
     if (variant, shuffles, playouts) == ("extra", 50, 2):
         return lineup(ctx, KEPT[0], version)
     work = shuffles * playouts
-    n = ctx.budget(min(3_000, max(400, MC_WORK[0] // work)), MC_WORK[1])
+    n = ctx.budget(mc_deals(work), MC_WORK[1])
     return unit(ctx, [mc_seat(version, variant, shuffles, playouts)] + ["random"] * 3, n)
 
 
@@ -273,32 +279,21 @@ def _conditioned(ctx, key: str, rows: list[tuple[str, str, float, float, float]]
     return cells
 
 
-def _table4_4(ctx) -> list[Cell]:
-    t = DATA["table4.4"]
-    rows = [(f"{k} trumps", f"trumps:N:{k}", lo, av, hi)
-            for k, lo, av, hi in zip(t["trumps"], t["lowest"], t["average"], t["highest"])]
-    return _conditioned(ctx, "table4.4", rows, "lowest", "highest")
+def _chapter4(key: str, by: str, row, spec, lows: str, highs: str):
+    """A Chapter 4 table whose rows are ``DATA[key][by]``: ``row(x)`` labels them, ``spec(x)``
+    builds their decks; ``lows`` / ``highs`` name the extremes' columns."""
+    def run(ctx) -> list[Cell]:
+        t = DATA[key]
+        rows = [(row(x), spec(x), lo, av, hi) for x, lo, av, hi in zip(t[by], t[lows], t["average"], t[highs])]
+        return _conditioned(ctx, key, rows, lows, highs)
+
+    return run
 
 
-def _table4_5(ctx) -> list[Cell]:
-    t = DATA["table4.5"]
-    rows = [(f"T = {face}", f"nine:{face}", lo, av, hi)
-            for face, lo, av, hi in zip(t["missing"], t["lowest"], t["average"], t["highest"])]
-    return _conditioned(ctx, "table4.5", rows, "lowest", "highest")
-
-
-def _table4_6(ctx) -> list[Cell]:
-    t = DATA["table4.6"]
-    rows = [(f"{k} trumps", f"trumps:NS:{k}", lo, av, hi)
-            for k, lo, av, hi in zip(t["trumps"], t["min"], t["average"], t["max"])]
-    return _conditioned(ctx, "table4.6", rows, "min", "max")
-
-
-def _table4_7(ctx) -> list[Cell]:
-    t = DATA["table4.7"]
-    rows = [(f"{a}-{b}", f"points:{a}:{b}", lo, av, hi)
-            for (a, b), lo, av, hi in zip(t["bins"], t["min"], t["average"], t["max"])]
-    return _conditioned(ctx, "table4.7", rows, "min", "max")
+_table4_4 = _chapter4("table4.4", "trumps", lambda k: f"{k} trumps", lambda k: f"trumps:N:{k}", "lowest", "highest")
+_table4_5 = _chapter4("table4.5", "missing", lambda f: f"T = {f}", lambda f: f"nine:{f}", "lowest", "highest")
+_table4_6 = _chapter4("table4.6", "trumps", lambda k: f"{k} trumps", lambda k: f"trumps:NS:{k}", "min", "max")
+_table4_7 = _chapter4("table4.7", "bins", lambda b: f"{b[0]}-{b[1]}", lambda b: f"points:{b[0]}:{b[1]}", "min", "max")
 
 
 _BUILT = (f"Random play, {CH4_DEALS[0]:,} deals per row (the thesis: 1,000,000); N leads; deals drawn uniformly "
@@ -382,7 +377,8 @@ def distribution_plot(cells: list[Cell], path: Path, title: str) -> Path:
 register(Reproduction(
     "sueca", "figure5.1", "four Random seats: mean, sd and shares of N-S's points", "Figure 5.1 (Section 5.1)",
     _figure5_1, digits=2, plot=distribution_plot,
-    notes=(f"Four Random seats, {RULE_DEALS[0]:,} deals (the thesis's Chapter 7 lineup R R | R R).",
+    notes=(f"Four Random seats, {RULE_DEALS[0]:,} deals (the thesis's Chapter 7 lineup R R | R R; the thesis: "
+           "1,000,000).",
            "The figure's bars are not in the text; compared: its mean (60), sd (24.00), '68% lies between 36 and "
            "84 points' and '13% of the time the team loses or wins two game points' (read: a side above 90).",
            ROUNDING, CV_NOTE)))
@@ -412,19 +408,18 @@ register(Reproduction(
     notes=("T = obligated_trump (void in the led suit: a random trump if any, else a random card; leads and "
            "follows at random); TL = obligated_trump_lead (the same, leading a random trump when it holds one). "
            "One player: at N with three Random seats; team: N and S.",
-           f"{RULE_DEALS[0]:,} deals per row (the thesis's size). Reading: 'a trump card' is a random one (the "
-           "thesis picks at random wherever it names no card); leading the lowest trump gives 59.8 / 57.4, the "
-           "highest 59.0 / 56.0 (one player / team, 1,000,000 deals of a check outside this table), further from "
-           "the thesis.", ROUNDING, CV_NOTE)))
+           f"{RULE_DEALS[0]:,} deals per row (the thesis: 1,000,000). Reading: 'a trump card' is a random one "
+           "(the thesis picks at random wherever it names no card).", ROUNDING, CV_NOTE)))
 register(Reproduction(
     "sueca", "table5.2", "Always High always or as third player only: one player, a team", "Table 5.2 (Section 5.3)",
     _strategy_table("table5.2", ("A", "A3")), digits=2,
     notes=("A = always_high (the legal card of highest rank whatever its suit, ties at random); A3 = "
            "third_hand_high (the same as the trick's third card, else a random card). One player at N, team N "
            "and S, three or two Random seats.",
-           f"{RULE_DEALS[0]:,} deals per row. Reading: 'highest card' is the trick rank A, 7, K, J, Q, 6 .. 2 "
-           "regardless of trump ('whether it is a trump card or not'); ranking trumps first gives a sd of 39 for "
-           "A A | A A against the thesis's 29.8 (Table 7.16), so the thesis did not.", ROUNDING, CV_NOTE)))
+           f"{RULE_DEALS[0]:,} deals per row (the thesis: 1,000,000). Reading: 'highest card' is the trick rank "
+           "A, 7, K, J, Q, 6 .. 2 regardless of trump ('whether it is a trump card or not', Section 5.3); as "
+           "third player: always_high's card as the third card of a trick and a random card otherwise (the "
+           "thesis names no other rule, and its 60.0 / 60.1 are Random's).", ROUNDING, CV_NOTE)))
 
 
 # ----------------------------------------------------------------------------- Chapter 6
@@ -469,8 +464,9 @@ def _table6_2(ctx) -> list[Cell]:
 
 
 _SETTINGS = (f"One MC seat at N, three Random seats; deals per setting: about {MC_WORK[0]:,} playouts per card "
-             "over the deals (3,000 deals up to 100 playouts per card, 1,200 at 250, 600 at 500); the thesis plays "
-             "1,000,000. Its times (minutes on its machine) are not compared.")
+             f"over the deals ({mc_deals(100):,} deals up to 100 playouts per card, {mc_deals(250):,} at 250, "
+             f"{mc_deals(500):,} at 500); the thesis plays 1,000,000. Its times (minutes on its machine) are not "
+             "compared.")
 register(Reproduction(
     "sueca", "table6.1", "MC Extra by playouts per shuffle (10 shuffles)", "Table 6.1 (Section 6.1.2)", _table6_1,
     notes=(_SETTINGS, *MC_NOTES,
@@ -482,7 +478,9 @@ register(Reproduction(
     notes=(_SETTINGS, *MC_NOTES,
            "Extra (2 playouts per shuffle) at S shuffles spends as many playouts as Average at 2S; an honest "
            "Extra can only match Average's limit (the thesis's Average 69.54 at 500), yet its Extra gives 72.72 "
-           "at 50 and 72.95 at 100: its Extra used the hidden hands.", ROUNDING, CV_NOTE)))
+           "at 50 and 72.95 at 100: the thesis's Extra was not the honest search its text describes (the hidden hands "
+           "are one explanation: which_mc sets honest mc and perfect_mc beside every MC table).", ROUNDING,
+           CV_NOTE)))
 
 
 def _figures6(ctx) -> list[Cell]:
@@ -669,10 +667,10 @@ def chapter7_cells(ctx, number: str) -> list[Cell]:
 
 _CH7_NOTES = (
     "Columns as the thesis prints them: N, S (team N-S), E, W (team E-W); play order N, W, S, E, N leads every "
-    "deal. Reading: the header's E before W (E is seat 3, W seat 1); the swap is indistinguishable on the rows "
-    "without MC (1,000,000 deals each, sum of squared z 914 against 931 over the 54 rows it changes).",
-    f"Rows without MC: {RULE_DEALS[0]:,} deals (the thesis's size). Rows with MC: {MC_DEALS[0]} deals per version "
-    f"({KEEP_DEALS[0]:,} for MC R | R R and MC MC | R R), the same deals in every row (as the thesis's); see "
+    "deal. Reading: the header's E before W (E is seat 3, W seat 1), play counter-clockwise (Section 2.2: "
+    "N, W, S, E on the compass).",
+    f"Rows without MC: {RULE_DEALS[0]:,} deals (the thesis: 1,000,000). Rows with MC: {MC_DEALS[0]} deals per "
+    f"version ({KEEP_DEALS[0]:,} for MC R | R R and MC MC | R R), the same deals in every row (as the thesis's); see "
     "'budget' for how the figures move with the deals.",
     "MC = Chapter 7's Monte Carlo Extra: 50 shuffles x 2 playouts per possible card, a shuffle per move; "
     "mc honest, perfect_mc from the true hands.", PERFECT_TEXT, ROUNDING, CV_NOTE)
