@@ -197,7 +197,7 @@ def pair_reasons(honest: Cell, perfect: Cell, what: str) -> None:
     for c, other, name in ((honest, perfect, "perfect_mc"), (perfect, honest, "mc")):
         if c.verdict != "differs" or c.reason or other.ours is None:
             continue
-        seen = "saw the hidden hands" if name == "perfect_mc" else "is an honest player"
+        seen = "played as if it saw the hidden hands" if name == "perfect_mc" else "played as an honest search"
         if other.verdict == "reproduced":
             c.reason = f"{name} reproduces it ({other.ours:.2f}): the thesis's {what} {seen}"
         elif abs(other.difference) < abs(c.difference):
@@ -335,6 +335,12 @@ def _figure5_1(ctx) -> list[Cell]:
                         91, 29, ROUND0)]
     if cells[1].verdict == "differs":
         cells[1].reason = "the thesis's own Table 7.1 prints 24.3 for the same four Random seats"
+    if cells[2].verdict == "differs":
+        cells[2].reason = ("the thesis's 68% is a normal curve's share within one sd, not a count; N-S's points "
+                           "are not normal (bounded 0..120, our count)")
+    if cells[3].verdict == "differs":
+        cells[3].reason = ("the text ties its 13% to 'two standard deviations' (a normal curve's 5% outside them): "
+                           "no count of deals; nothing known gives 13%")
     cells[0].extra = {"hist": st["hist"]}
     for c in cells:
         chance_reason(c, 4)
@@ -700,8 +706,8 @@ def _budget(ctx) -> list[Cell]:
                 cells.append(c)
     for c in cells:
         if c.verdict == "differs" and not c.reason:
-            c.reason = ("mc is honest; the thesis's MC used the hidden hands" if c.row.endswith(", mc")
-                        else "nothing known explains it")
+            c.reason = ("mc is honest; the thesis's MC Extra matches perfect_mc instead (which_mc)"
+                        if c.row.endswith(", mc") else "nothing known explains it")
     return cells
 
 
