@@ -475,3 +475,37 @@ def test_sueca_study_agents_beat_random_on_paired_deals(agent):
     b = evolve.play("sueca", ["random", agent], decks=decks, seed=14, setup="study")
     pts = mean_ci((a.points[:, 0] + b.points[:, 1]) / 2.0)
     assert pts.low > 60.0, pts         # measured about 62 (obligated_trump) and 65 (always_high)
+
+
+# ----------------------------------------------------------------------------- the Sueca thesis's variants
+
+
+def test_obligated_trump_lead_leads_a_random_trump_and_otherwise_plays_as_obligated_trump():
+    """Table 5.1's "leading trump card": a trump when leading with one (any of them), a
+    random card leading without one; following, obligated_trump's rule (void: a trump)."""
+    hands = [su("AC 2C 3C 4C 5C 2H 3H 7H 6D 5S"), su("4H 5H 6H JH AD KD QD JD 7D 4D"),
+             su("6C 7C JC QC KC QH KH AH 2D 3D"), su("2S 3S 4S 6S 7S JS QS KS AS 5D")]
+    s = TrickState("sueca", hands, 2, 0)                      # hearts trump, seat 0 leads
+    plays = {decide(s, "obligated_trump_lead", rng_seed=k) for k in range(40)}
+    assert plays == set(su("2H 3H 7H")), plays                # its trumps, each of them at random
+    assert len({decide(s, "obligated_trump", rng_seed=k) for k in range(40)} - set(su("2H 3H 7H"))) > 3
+    # seat 1 follows a club lead it cannot follow: a trump, as obligated_trump
+    s = play(TrickState("sueca", hands, 2, 0), su("AC"))
+    assert {decide(s, "obligated_trump_lead", rng_seed=k) for k in range(30)} <= set(su("4H 5H 6H JH"))
+    # without a trump the lead is a random card
+    s = TrickState("sueca", hands, 2, 3)
+    assert len({decide(s, "obligated_trump_lead", rng_seed=k) for k in range(40)}) > 3
+
+
+def test_third_hand_high_plays_always_high_only_as_the_third_card():
+    """Table 5.2's "as third player": always_high's card as the trick's third card, a
+    random legal card as its first, second or fourth."""
+    hands = [su("2C 3C 4C 5C 6C 7C JC QC KC 4D"), su("7H KD AS AD QD JD 7D 6D 5D 2D"),
+             su("2H 4H 5H 6H JH QH KH AH 3D 3H"), su("2S 3S 4S 5S 6S 7S JS QS KS AC")]
+    third = play(TrickState("sueca", hands, 2, 3), su("AC 2C"))    # seat 1 plays third, void in clubs
+    assert {decide(third, "third_hand_high", rng_seed=k) for k in range(30)} == set(su("AS AD"))
+    second = play(TrickState("sueca", hands, 2, 0), su("2C"))      # the same seat, second to play
+    assert {decide(second, "always_high", rng_seed=k) for k in range(30)} == set(su("AS AD"))
+    assert len({decide(second, "third_hand_high", rng_seed=k) for k in range(40)}) > 3
+    leading = TrickState("sueca", hands, 2, 1)
+    assert len({decide(leading, "third_hand_high", rng_seed=k) for k in range(40)}) > 3

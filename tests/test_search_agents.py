@@ -329,8 +329,10 @@ def test_euchre_turned_card_is_in_the_dealers_hand_or_discarded():
 
 # ------------------------------------------------------------------ honesty: swap test
 
-SEARCH_SEATS = ["mc:shuffles=8,playouts=1", "ismcts:iterations=60", "dmcts:determinizations=3,iterations=30"]
-PERFECT_SEATS = ["perfect_mc:shuffles=8,playouts=1", "perfect_dmcts:determinizations=1,iterations=60"]
+SEARCH_SEATS = ["mc:shuffles=8,playouts=1", "ismcts:iterations=60", "dmcts:determinizations=3,iterations=30",
+                "mc:variant=normal,shuffles=4,playouts=2,shuffle=per_card,ties=random"]
+PERFECT_SEATS = ["perfect_mc:shuffles=8,playouts=1", "perfect_dmcts:determinizations=1,iterations=60",
+                 "perfect_mc:variant=normal,shuffles=4,playouts=2,shuffle=per_card,ties=random"]
 SWAPS = [
     ("spades", {}, (1, 2, 3)),
     ("euchre", {"setup": "fixed_spades"}, (1, 2, 3)),
@@ -470,10 +472,10 @@ def test_mc_variants_and_options():
     for agent in ("mc:variant=normal,shuffles=5,playouts=3", "mc:variant=average,shuffles=5"):
         r = evolve.play(g, [agent, "random"], 5, seed=1)
         assert r.n_deals == 5
-    assert parse_seat("mc:variant=average,playouts=5", g).play_params.tolist() == [1, 50, 5, 0]
+    assert parse_seat("mc:variant=average,playouts=5", g).play_params.tolist() == [1, 50, 5, 0, 0, 0]
     assert parse_seat("ismcts", g).play_params[0] == 100
     for bad in ("mc:variant=best", "mc:shuffles=0", "ismcts:c=-1", "dmcts:c=x", "ismcts:iterations=0",
-                "mc:seconds=-1", "dmcts:seconds=soon"):
+                "mc:seconds=-1", "dmcts:seconds=soon", "mc:shuffle=each", "mc:ties=first"):
         with pytest.raises(UsageError):
             parse_seat(bad, g)
     for name in ("mc", "dmcts", "ismcts"):

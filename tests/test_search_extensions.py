@@ -31,8 +31,8 @@ def test_rollout_changes_the_playouts_and_nested_seat_strings_parse():
     g = make_game("sueca")
     plain = parse_seat("mc:shuffles=5", g)
     guided = parse_seat("mc:shuffles=5,rollout=(markov:tau=0.3,bidder=simple)", g)
-    assert len(plain.play_params) == 4 and len(guided.play_params) > 7
-    assert guided.play_params[4] == parse_seat("markov:tau=0.3", g).play_kind
+    assert len(plain.play_params) == 6 and len(guided.play_params) > 9      # [variant, S, K, shuffle, ties, ticks]
+    assert guided.play_params[6] == parse_seat("markov:tau=0.3", g).play_kind
     assert guided.work_size > plain.work_size
     assert split_seats("mc:rollout=(markov:tau=0.3,bidder=simple),random") == [
         "mc:rollout=(markov:tau=0.3,bidder=simple)", "random"]

@@ -60,6 +60,12 @@ Kinds and rules:
        led or it is the last trick (then the lowest such trump);
     3. otherwise (the trick cannot be won for sure, or is the partner's already): the
        cheapest card.
+- 22 ObligatedTrumpLead: the Sueca thesis's other Obligated Trump variant (its Table 5.1,
+  "leading trump card"): as ObligatedTrump, but leading a random trump if holding one
+  (else a random card).
+- 23 ThirdHandHigh: the Sueca thesis's Always High variant of its Table 5.2 ("as third
+  player", Bridge's third hand high): the third card of a trick is AlwaysHigh's card,
+  every other card a random legal card.
 """
 
 from __future__ import annotations
@@ -111,6 +117,8 @@ KIND_HYBRID2 = 18
 KIND_OBLIGATED_TRUMP = 19
 KIND_ALWAYS_HIGH = 20
 KIND_JASS = 21
+KIND_OBLIGATED_TRUMP_LEAD = 22
+KIND_THIRD_HAND_HIGH = 23
 
 # parameter header (offsets from lo)
 P_TAU = 0
@@ -390,6 +398,25 @@ def obligated_trump_card(rules, mode, seat, hand, legal, pub, rngs):
 
 
 @kernel
+def trump_lead_card(rules, mode, seat, hand, legal, pub, rngs):
+    """ObligatedTrump that leads a random trump when it holds one (the thesis's Table 5.1)."""
+    tr = trump_of(rules, mode)
+    if pub[NPLAYED] == 0 and tr >= 0:
+        trumps = legal & suit_mask(rules, mode, tr)
+        if trumps != ZERO:
+            return random_card(rngs, seat, trumps)
+    return obligated_trump_card(rules, mode, seat, hand, legal, pub, rngs)
+
+
+@kernel
+def third_hand_high_card(rules, mode, seat, legal, pub, rngs):
+    """AlwaysHigh's card as the third card of a trick, else a random legal card."""
+    if pub[NPLAYED] == 2:
+        return always_high_card(rules, mode, seat, legal, rngs)
+    return random_card(rngs, seat, legal)
+
+
+@kernel
 def always_high_card(rules, mode, seat, legal, rngs):
     """The legal card of highest trick rank whatever its suit; ties at random."""
     best = -1
@@ -596,4 +623,8 @@ def rule_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs):
         return always_high_card(rules, mode, seat, legal, rngs)
     if kind == KIND_JASS:
         return jass_card(rules, mode, seat, hand, legal, pub)
+    if kind == KIND_OBLIGATED_TRUMP_LEAD:
+        return trump_lead_card(rules, mode, seat, hand, legal, pub, rngs)
+    if kind == KIND_THIRD_HAND_HIGH:
+        return third_hand_high_card(rules, mode, seat, legal, pub, rngs)
     raise ValueError("unknown rule-based agent kind")

@@ -28,6 +28,8 @@ from evolve.agents.rulebased.play import (
     KIND_MARKOV,
     KIND_MARKOV2,
     KIND_OBLIGATED_TRUMP,
+    KIND_OBLIGATED_TRUMP_LEAD,
+    KIND_THIRD_HAND_HIGH,
     RULE_CORRECT,
     RULE_STUDY,
 )
@@ -127,5 +129,10 @@ _define("jass_rule_based", KIND_JASS, "card-counting Jass player with per-mode h
         "trump choice: the ranked bidder (bidder=simple). Jass only: its rules use card points and Jass "
         "legality", games=("jass",))
 
+_define("obligated_trump_lead", KIND_OBLIGATED_TRUMP_LEAD, "Sueca study (Table 5.1, leading trump): "
+        "obligated_trump that leads a random trump when holding one; every game")
+_define("third_hand_high", KIND_THIRD_HAND_HIGH, "Sueca study (Table 5.2, as third player): always_high's "
+        "card as the third card of a trick, otherwise a random legal card; every game")
+
 BASELINES = ("high", "low", "highlow", "coophighlow", "cardcounting", "markov", "markov2", "hybrid", "hybrid2",
-             "obligated_trump", "always_high", "jass_rule_based")
+             "obligated_trump", "always_high", "jass_rule_based", "obligated_trump_lead", "third_hand_high")

@@ -9,10 +9,12 @@ iteration count by the clock: decisions are then no longer reproducible.
 
 Kinds and parameter vectors (``params[lo:hi]``):
 
-- ``KIND_MC`` (30) flat Monte Carlo: ``[variant, shuffles S, playouts K, ticks]``; variant 0
-  normal (the card with the best single playout; ties by the higher mean), 1 average (best
-  mean, K forced to 1), 2 extra (best mean over S x K playouts). The same S
-  determinizations are used for every legal card (common random numbers).
+- ``KIND_MC`` (30) flat Monte Carlo: ``[variant, shuffles S, playouts K, shuffle, ties, ticks]``;
+  variant 0 normal (the card with the best single playout; ties by the higher mean, or with
+  ``ties`` = 1 at random), 1 average (best mean, K forced to 1), 2 extra (best mean over
+  S x K playouts). ``shuffle`` 0: the same S determinizations are used for every legal
+  card (common random numbers); 1: each legal card draws its own S determinizations, K
+  playouts each (the Sueca thesis's Section 6.1: a shuffle before the playouts of a move).
 - ``KIND_DMCTS`` (31): ``[determinizations D, iterations I, c, ticks]``: per determinization a
   perfect-information UCT tree of I iterations (random rollouts, returns normalised to
   [0, 1], UCB1 with exploration c; a time budget is split evenly over the D trees); the trees are combined by summing
@@ -111,6 +113,14 @@ MC_NORMAL = 0
 MC_AVERAGE = 1
 MC_EXTRA = 2
 MC_VARIANTS = ("normal", "average", "extra")
+# MC params [variant, S, K, shuffle, ties, ticks]: whether the S determinizations are shared
+# by every legal card or drawn anew per card (the Sueca thesis), and how ``normal`` breaks
+# ties of the best single playout (by the higher mean, or at random as the thesis's rule)
+MC_SHUFFLE, MC_TIES = 3, 4
+MC_SHARED, MC_PER_CARD = 0, 1
+MC_SHUFFLES = ("shared", "per_card")
+MC_TIES_MEAN, MC_TIES_RANDOM = 0, 1
+MC_TIE_RULES = ("mean", "random")
 
 # error codes returned by ``search_impl`` (raised as ValueError by ``search_card``)
 ERR_WORK = -2
@@ -131,7 +141,7 @@ N_MOVE, N_PLAYER, N_CHILD, N_SIBLING, N_UNTRIED = 0, 1, 2, 3, 4     # int slots 
 N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
-MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS = 3, 3, 2, 1     # where the time budget sits in params
+MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS = 5, 3, 2, 1     # where the time budget sits in params
 # Optional tail after the time budget (``params[lo + ticks + 1:hi]``; absent: random
 # playouts, no value network): [rollout kind (-1: the built-in uniform playout), m, scratch
 # slots S, the rollout agent's m parameters, value depth k (0: none), v, the value
@@ -414,10 +424,64 @@ def playout_rewards(rules, mode, p, iw, work, cur, out, rngs, seat, first, scale
 
 
 @kernel
+def _mc_value(rules, mode, pub, p, iw, work, seat, out, rngs, card, params, pc, rw):
+    """One playout of ``card`` from the deal at ``work[OFF_DEAL:+4]``: the seat's result."""
+    if _guided(pc):
+        load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, PUB_SIZE)
+        playout_rewards(rules, mode, p, iw, work, seat, out, rngs, seat, card, 1.0, np.int64(0), params, pc, rw)
+        return work[OFF_REWARD + seat]
+    load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
+    rollout(rules, mode, p, iw, OFF_HANDS, seat, out, rngs, seat, card)
+    return seat_result(rules, p, seat)
+
+
+@kernel
+def _mc_note(work, card, v):
+    """Add playout value ``v`` of ``card`` to its sum and best."""
+    work[OFF_SUM + card] += v
+    if v > work[OFF_BEST + card]:
+        work[OFF_BEST + card] = v
+
+
+@kernel
+def _mc_choice(work, legal, variant, ties_random, rngs, seat):
+    """The legal card MC plays from its per-card sums and bests: Normal the best single
+    playout (equal bests: the higher mean, or with ``ties_random`` any of them at random, the
+    thesis's "the card which got the highest score"), Average and Extra the best mean."""
+    best = -1
+    rest = legal
+    while rest != ZERO:
+        c = lowest(rest)
+        rest &= rest - ONE
+        if best < 0:
+            best = c
+        elif variant == MC_NORMAL:
+            if work[OFF_BEST + c] > work[OFF_BEST + best] or (
+                not ties_random and work[OFF_BEST + c] == work[OFF_BEST + best]
+                and work[OFF_SUM + c] > work[OFF_SUM + best]
+            ):
+                best = c
+        elif work[OFF_SUM + c] > work[OFF_SUM + best]:
+            best = c
+    if variant == MC_NORMAL and ties_random:
+        tied = ZERO
+        rest = legal
+        while rest != ZERO:
+            c = lowest(rest)
+            rest &= rest - ONE
+            if work[OFF_BEST + c] == work[OFF_BEST + best]:
+                tied |= bit(c)
+        best = random_card(rngs, seat, tied)
+    return best
+
+
+@kernel
 def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw):
     variant = np.int64(params[lo]) if hi > lo else MC_EXTRA
     n_shuffles = np.int64(params[lo + 1]) if hi > lo + 1 else 50
     n_playouts = np.int64(params[lo + 2]) if hi > lo + 2 else 2
+    per_card = hi > lo + MC_SHUFFLE and params[lo + MC_SHUFFLE] == MC_PER_CARD
+    ties_random = hi > lo + MC_TIES and params[lo + MC_TIES] == MC_TIES_RANDOM
     if variant == MC_AVERAGE:
         n_playouts = 1
     if n_shuffles < 1 or n_playouts < 1:
@@ -433,43 +497,36 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
         rest &= rest - ONE
         work[OFF_SUM + c] = 0.0
         work[OFF_BEST + c] = -1.0e300
-    for _ in range(n_shuffles):
-        if not perfect:      # perfect information: the true deal stays at OFF_DEAL
-            det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+    if per_card:
+        # the Sueca thesis: every legal card gets its own S determinizations (K playouts each)
+        n_legal = count(legal)
+        done = 0
         rest = legal
         while rest != ZERO:
             c = lowest(rest)
             rest &= rest - ONE
-            for _k in range(n_playouts):
-                if _guided(pc):
-                    load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, PUB_SIZE)
-                    playout_rewards(rules, mode, p, iw, work, seat, out, rngs, seat, c, 1.0, np.int64(0), params,
-                                    pc, rw)
-                    v = work[OFF_REWARD + seat]
-                else:
-                    load_state(pub, p, iw, OFF_HANDS, OFF_DEAL)
-                    rollout(rules, mode, p, iw, OFF_HANDS, seat, out, rngs, seat, c)
-                    v = seat_result(rules, p, seat)
-                work[OFF_SUM + c] += v
-                if v > work[OFF_BEST + c]:
-                    work[OFF_BEST + c] = v
-        if _spent(start, ticks):
-            break
-    best = -1
-    rest = legal
-    while rest != ZERO:
-        c = lowest(rest)
-        rest &= rest - ONE
-        if best < 0:
-            best = c
-        elif variant == MC_NORMAL:
-            if work[OFF_BEST + c] > work[OFF_BEST + best] or (
-                work[OFF_BEST + c] == work[OFF_BEST + best] and work[OFF_SUM + c] > work[OFF_SUM + best]
-            ):
-                best = c
-        elif work[OFF_SUM + c] > work[OFF_SUM + best]:
-            best = c
-    return best
+            done += 1
+            for _ in range(n_shuffles):
+                if not perfect:      # perfect information: the true deal stays at OFF_DEAL
+                    det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+                for _k in range(n_playouts):
+                    _mc_note(work, c, _mc_value(rules, mode, pub, p, iw, work, seat, out, rngs, c, params, pc, rw))
+                # a time budget: card number ``done`` may run until done / L of it has passed
+                if _spent(start, ticks // np.uint64(n_legal) * np.uint64(done)):
+                    break
+    else:
+        for _ in range(n_shuffles):
+            if not perfect:
+                det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+            rest = legal
+            while rest != ZERO:
+                c = lowest(rest)
+                rest &= rest - ONE
+                for _k in range(n_playouts):
+                    _mc_note(work, c, _mc_value(rules, mode, pub, p, iw, work, seat, out, rngs, c, params, pc, rw))
+            if _spent(start, ticks):
+                break
+    return _mc_choice(work, legal, variant, ties_random, rngs, seat)
 
 
 @njit(cache=True, inline="always")

@@ -34,6 +34,8 @@ from evolve.agents.search.card_search import (
     KIND_MC,
     KIND_PERFECT_DMCTS,
     KIND_PERFECT_MC,
+    MC_SHUFFLES,
+    MC_TIE_RULES,
     MC_VARIANTS,
     ensure_compiled,
     ticks_per_second,
@@ -132,7 +134,9 @@ def _make_mc(opts: dict, game, name: str = "mc", kind: int = KIND_MC) -> AgentSp
     variant = MC_VARIANTS.index(opts["variant"])
     shuffles = _positive(opts, "shuffles", name)
     playouts = _positive(opts, "playouts", name)
-    return _spec(name, kind, [variant, shuffles, playouts], opts, game, _tail(opts, game, name))
+    shuffle = MC_SHUFFLES.index(opts["shuffle"])
+    ties = MC_TIE_RULES.index(opts["ties"])
+    return _spec(name, kind, [variant, shuffles, playouts, shuffle, ties], opts, game, _tail(opts, game, name))
 
 
 def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -> AgentSpec:
@@ -171,11 +175,16 @@ MC_OPTIONS = {
         "normal: best single playout | average: best mean, 1 playout | extra: best mean of K playouts",
         MC_VARIANTS,
     ),
-    "shuffles": Option(50, "determinizations S per decision (shared by all legal cards)", kind=int, minimum=1),
+    "shuffles": Option(50, "determinizations S per decision (shared by all legal cards; shuffle=per_card: S per card)",
+                       kind=int, minimum=1),
     "playouts": Option(2, "random playouts K per card and determinization (average: 1)", kind=int, minimum=1),
     "rollout": ROLLOUT,
     "seconds": SECONDS,
     **SEARCH_BIDDER_OPTIONS,
+    "shuffle": Option("shared", "shared: the S determinizations serve every legal card | per_card: each legal card "
+                      "draws its own S (the Sueca thesis)", MC_SHUFFLES),
+    "ties": Option("mean", "variant=normal: equal best playouts go to the higher mean | random: to any of them "
+                   "(the Sueca thesis)", MC_TIE_RULES),
 }
 DMCTS_OPTIONS = {
     "determinizations": Option(10, "determinizations D, one UCT tree each", kind=int, minimum=1),
