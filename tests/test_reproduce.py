@@ -110,10 +110,11 @@ def test_the_committed_summaries_are_generated_from_the_published_runs():
     """The README's and docs/reproductions.md's tables are exactly what `summary` writes from
     the published cells.json files (edit a published run or the registry, and this fails until
     `python -m evolve.reproduce summary` is run)."""
-    from evolve.reproduce.publish import BEGIN, END, summary
+    from evolve.reproduce.publish import BEGIN, END, overview, summary
 
-    text = summary(ROOT / "docs" / "reproductions")
-    for path, prefix in ((ROOT / "docs" / "reproductions.md", ""), (ROOT / "README.md", "docs/")):
+    docs = ROOT / "docs" / "reproductions"
+    for path, text, prefix in ((ROOT / "docs" / "reproductions.md", summary(docs), ""),
+                               (ROOT / "README.md", overview(docs), "docs/")):
         body = path.read_text()
         committed = body[body.index(BEGIN) + len(BEGIN):body.index(END)].strip()
         expected = text.replace("](reproductions/", f"]({prefix}reproductions/") if prefix else text

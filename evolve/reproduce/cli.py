@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _publish(a) -> int:
     """``publish DOCUMENT`` then the summary, or the summary alone."""
-    from evolve.reproduce.publish import publish, rewrite, summary
+    from evolve.reproduce.publish import overview, publish, rewrite, summary
 
     docs = Path(a.docs)
     if a.seed == "publish":
@@ -87,8 +87,8 @@ def _publish(a) -> int:
         print(f"published {publish(a.document, Path(a.out), docs)}")
     elif a.document:
         raise UsageError(f"summary takes no document (got {a.document!r})")
-    text = summary(docs)
-    for path, prefix in ((docs.parent / "reproductions.md", ""), (docs.parent.parent / "README.md", "docs/")):
+    for path, text, prefix in ((docs.parent / "reproductions.md", summary(docs), ""),
+                               (docs.parent.parent / "README.md", overview(docs), "docs/")):
         if path.is_file():
             changed = rewrite(path, text, link_prefix=prefix)
             print(f"{path}: {'summary rewritten' if changed else 'summary already up to date'}")

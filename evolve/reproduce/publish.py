@@ -99,13 +99,35 @@ def _duration(seconds: int) -> str:
     return f"{seconds} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
+_LEAD = ("Generated from the published full runs (`docs/reproductions/<document>/`); a cell is *reproduced* when "
+         "the difference is within 1.96 combined standard errors plus the tolerance its table states, and every "
+         "differing cell gives its reason in the document's results. Wall times are the published run's (a unit of "
+         "work shared with an earlier table is played once).")
+
+
 def summary(docs: Path) -> str:
-    """Every document's table (``document_table``), in the registry's order."""
-    parts = ["Generated from the published full runs (`docs/reproductions/<document>/`); a cell is "
-             "*reproduced* when the difference is within 1.96 combined standard errors plus the tolerance "
-             "its table states, and every differing cell gives its reason in the document's results."]
-    parts += [document_table(name, docs) for name in sorted(DOCUMENTS, key=_ORDER.index)]
-    return "\n\n".join(parts)
+    """Every document's table (``document_table``), in the docs' order."""
+    return "\n\n".join([_LEAD] + [document_table(name, docs) for name in sorted(DOCUMENTS, key=_ORDER.index)])
+
+
+def overview(docs: Path) -> str:
+    """One row per document (the README's table): its cells by verdict, the tables that
+    cannot be reproduced, the wall time of its published run and a link to its results."""
+    lines = [_LEAD, "", "| document | tables | reproduced | differs | not compared | cannot be reproduced | wall time |",
+             "|---|---|---|---|---|---|---|"]
+    for name in sorted(DOCUMENTS, key=_ORDER.index):
+        doc, folder, reps = DOCUMENTS[name], docs / name, REPRODUCTIONS[name]
+        cannot = sum(1 for r in reps if r.unavailable)
+        if not (folder / "cells.json").is_file():
+            lines.append(f"| {doc.cite} | {len(reps)} | not published yet | | | {cannot} | |")
+            continue
+        rows = _rows(folder / "cells.json")
+        md = folder / "reproduce.md"
+        wall = sum(s for _, s in table_seconds(md.read_text()).values()) if md.is_file() else 0
+        tally = [sum(1 for r in rows if r["verdict"] == v) for v in ("reproduced", "differs", "not compared")]
+        lines.append(f"| [{doc.cite}]({docs.name}/{name}/reproduce.md) | {len(reps)} | "
+                     + " | ".join(map(str, tally)) + f" | {cannot} | {_duration(wall)} |")
+    return "\n".join(lines)
 
 
 def rewrite(path: Path, text: str, *, link_prefix: str = "") -> bool:
