@@ -104,3 +104,31 @@ def test_all_quick_writes_every_document_and_json_rows(tmp_path):
         assert any(folder.glob("*.png")), name
     again = _cli("euchre", "--quick", "--json", "--no-progress", "--out", str(tmp_path))
     assert json.loads(again.stdout)["rows"] == [r for r in rows if r["document"] == "euchre"]
+
+
+def test_euchre_paper_has_every_table_and_names_the_table_36_erratum():
+    """Tables 1-45 transcribed (10,001 games each), every one registered with pinned seats
+    (Section 3.3's tau and values, Markov2 leading as Markov); Table 36 repeats Table 35's
+    figures and every cell of it says so; Section 3.6 is listed as having no figure."""
+    from evolve.reproduce import euchre
+
+    tables = euchre.DATA["tables"]
+    assert sorted(map(int, tables)) == list(range(1, 46))
+    for number, t in tables.items():
+        assert sum(t["games_won"]) == 10001, number
+    keys = [r.key for r in REPRODUCTIONS["euchre"]]
+    assert keys[:45] == [f"table{n}" for n in range(1, 46)] and "section3.6" in keys
+    t35, t36 = tables["35"], tables["36"]
+    assert [t35[k] for k in ("games_won", "tricks_won", "total_score")] == \
+        [t36[k] for k in ("games_won", "tricks_won", "total_score")]
+    assert t36["agents"] == ["Hybrid", "CardCounting"] and t36["copy_of"] == "35"
+    assert "lead=markov" in euchre.SEATS["Markov2"] and "tau=0.25" in euchre.SEATS["Markov"]
+    fake = {"games": {"a_wins": 5000, "completed": 10001}, "a_points": {"mean": 2.5, "low": 2.4, "high": 2.6},
+            "a_points_rounds": {"sd": 1.0}, "score_share": {"mean": 0.5, "low": 0.49, "high": 0.51, "sd": 0.3},
+            "deals": 50000, "seconds": 1.0}
+    cells = euchre._cells("table36", t36, fake)
+    assert all(c.reason == euchre.ERRATUM for c in cells if c.verdict == "differs")
+    assert any(c.verdict == "differs" for c in cells)
+    assert [c.verdict for c in cells if c.column == "time"] == ["not compared"] * 2
+    rep = next(r for r in REPRODUCTIONS["euchre"] if r.key == "table36")
+    assert any("Table 35's" in n for n in rep.notes)
