@@ -23,7 +23,7 @@ from evolve.core.errors import UsageError
 from evolve.games.bits import mask_of
 from evolve.games.registry import make_game
 
-TABLE_BIDDERS = ("linear", "group", "profile", "context", "explore")
+TABLE_BIDDERS = ("linear", "group", "profile", "context", "explore", "logic", "logic_profile")
 CARD = {f"{f}{s}": i * 6 + r for i, s in enumerate("CDHS") for r, f in enumerate(("9", "10", "J", "Q", "K", "A"))}
 
 
