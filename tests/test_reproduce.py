@@ -132,3 +132,24 @@ def test_euchre_paper_has_every_table_and_names_the_table_36_erratum():
     assert [c.verdict for c in cells if c.column == "time"] == ["not compared"] * 2
     rep = next(r for r in REPRODUCTIONS["euchre"] if r.key == "table36")
     assert any("Table 35's" in n for n in rep.notes)
+
+
+def test_bidding_article_table_is_transcribed_and_every_figure_is_registered():
+    """KCardWinRate's values agree with the article's own (truncated) percentage comments and
+    with the table the linear bidder ships; the structure cells recompute the article's
+    4608 entries, 192 contexts and 20 years exactly; the systems map to their bidders."""
+    from evolve.agents.bidding import euchre_tables as eb
+    from evolve.agents.bidding.bidders import BIDDERS
+    from evolve.reproduce import bidding
+
+    entries = bidding.DATA["kcardwinrate"]["entries"]
+    assert len(entries) == int(eb.USED.sum()) == 18
+    for group, card, value, pct in entries:
+        assert int(100 * value / 32512) == pct, (group, card)
+        assert eb.SPEC_TABLE[bidding.GROUP[group], bidding.SLOT[card]] == value
+    keys = {r.key for r in REPRODUCTIONS["bidding"]}
+    assert {"kcardwinrate", "kcardwinrate_ismcts", "structure", "systems", "ismcts_tables", "engine"} <= keys
+    assert all(b in BIDDERS for b in bidding.SYSTEMS.values())
+    cells = bidding._structure(Context())
+    assert [c.verdict for c in cells] == ["reproduced"] * 3
+    assert [c.seed for c in cells] == [4608, 192, 20]
