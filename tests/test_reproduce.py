@@ -125,6 +125,7 @@ def test_euchre_paper_has_every_table_and_names_the_table_36_erratum():
     assert "lead=markov" in euchre.SEATS["Markov2"] and "tau=0.25" in euchre.SEATS["Markov"]
     fake = {"games": {"a_wins": 5000, "completed": 10001}, "a_points": {"mean": 2.5, "low": 2.4, "high": 2.6},
             "a_points_rounds": {"sd": 1.0}, "score_share": {"mean": 0.5, "low": 0.49, "high": 0.51, "sd": 0.3},
+            "score_share_rounds": {"sd": 0.6},
             "deals": 50000, "seconds": 1.0}
     cells = euchre._cells("table36", t36, fake)
     assert all(c.reason == euchre.ERRATUM for c in cells if c.verdict == "differs")

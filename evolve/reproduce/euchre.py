@@ -10,7 +10,8 @@ paired deals with the seats exchanged (``evolve.evaluate.matrix.head_to_head``) 
 - games won: team A's share of the games, % (Wilson CI; the seed's own standard error
   from its 10,001 games);
 - tricks won: A's share of all tricks, % (5 tricks a deal; CI over deals);
-- total score: A's share of all points scored, % (delta-method CI over deals).
+- total score: A's share of all points scored, % (delta-method CI over deals; the seed's
+  standard error from the spread of single, unpaired deals, as the paper played them).
 
 Shares, because the paper's totals depend on how many deals its games took, which it does
 not give (its tricks total / 5 estimates it, for the seed's standard error); each team's
@@ -75,7 +76,8 @@ def _pairing(ctx, a: str, b: str) -> dict:
         start = time.perf_counter()
         cell = head_to_head("euchre", SEATS[a], SEATS[b], seed=0, n_games=n_games, workers=ctx.workers,
                             setup="fixed_spades")
-        out = {k: cell[k] for k in ("games", "a_points", "a_points_rounds", "score_share", "deals", "rounds")}
+        out = {k: cell[k] for k in ("games", "a_points", "a_points_rounds", "score_share", "score_share_rounds",
+                                    "deals", "rounds")}
         return {**out, "seconds": time.perf_counter() - start}
 
     return ctx.memo({"euchre": "pairing", "a": SEATS[a], "b": SEATS[b], "games": n_games}, compute)
@@ -99,7 +101,7 @@ def _cells(key: str, table: dict, result: dict) -> list[Cell]:
                     100 * pts["high"] / 5, result["deals"], per_round_sd / math.sqrt(seed_deals)))
     ss = result["score_share"]
     seed_score = 100 * score[0] / sum(score)
-    sd_round = 100 * ss["sd"] * math.sqrt(2)        # ours pairs two seatings a deal; the seed plays each once
+    sd_round = 100 * result["score_share_rounds"]["sd"]     # one unpaired deal's spread: the seed plays each once
     out.append(Cell(key, a, "total score", "% of points", seed_score, 100 * ss["mean"], 100 * ss["low"],
                     100 * ss["high"], result["deals"], sd_round / math.sqrt(seed_deals)))
     for c in out:
