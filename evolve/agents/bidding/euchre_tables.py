@@ -271,13 +271,24 @@ def hand_value(params, at, hand, trump):
 @kernel
 def worst_card(params, at, hand, trump):
     """The card of least value (ties: the lowest card id)."""
+    return least_card(params, at, hand, trump, False)
+
+
+@kernel
+def least_card(params, at, hand, trump, logic):
+    """The card of least value under ``values`` at ``at`` or, with ``logic``, of least
+    system-1 probability in the hand (ties: the lowest card id)."""
+    unseen = _unseen(hand, ZERO)
     best = -1
     best_v = 1e9
     m = hand
     while m != ZERO:
         c = lowest(m)
         m &= m - ONE
-        v = params[at + rel_index(c, trump)]
+        if logic:
+            v = logic_card_prob(c, trump, hand, unseen, params[at + _LOGIC_BOOST], params[at + _LOGIC_NEAR])
+        else:
+            v = params[at + rel_index(c, trump)]
         if v < best_v:
             best_v = v
             best = c
@@ -355,6 +366,15 @@ def context_best_discard(params, lo, hand6, trump):
 @kernel
 def group_totals(params, lo, hand, trump):
     """The hand's value per group (other, shadow, trump) under ``values`` at ``lo``."""
+    return card_group_totals(params, lo, hand, trump, ZERO, False)
+
+
+@kernel
+def card_group_totals(params, lo, hand, trump, known, logic):
+    """Per group (other, shadow, trump), the sum over the hand's cards of ``values`` at
+    ``lo`` or, with ``logic``, of system 1's probabilities (``known``: cards seen besides the
+    hand; section "systems 1 and 2")."""
+    unseen = _unseen(hand, known)
     g0 = 0.0
     g1 = 0.0
     g2 = 0.0
@@ -363,7 +383,10 @@ def group_totals(params, lo, hand, trump):
         c = lowest(m)
         m &= m - ONE
         r = rel_index(c, trump)
-        v = params[lo + r]
+        if logic:
+            v = logic_card_prob(c, trump, hand, unseen, params[lo + _LOGIC_BOOST], params[lo + _LOGIC_NEAR])
+        else:
+            v = params[lo + r]
         if r < 8:
             g0 += v
         elif r < 16:
@@ -793,54 +816,21 @@ def _unseen(hand, known):
 def logic_hand_value(params, lo, hand, trump, known):
     """System 1's expected tricks of ``hand`` under ``trump``; ``known``: other cards the
     seat has seen (the turned card, the dealer's discard)."""
-    unseen = _unseen(hand, known)
-    total = 0.0
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        total += logic_card_prob(c, trump, hand, unseen, params[lo + _LOGIC_BOOST], params[lo + _LOGIC_NEAR])
-    return total
+    g0, g1, g2 = logic_group_totals(params, lo, hand, trump, known)
+    return g0 + g1 + g2
 
 
 @kernel
 def logic_group_totals(params, lo, hand, trump, known):
     """System 1's probabilities of ``hand`` summed per group (other, shadow, trump)."""
-    unseen = _unseen(hand, known)
-    g0 = 0.0
-    g1 = 0.0
-    g2 = 0.0
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        p = logic_card_prob(c, trump, hand, unseen, params[lo + _LOGIC_BOOST], params[lo + _LOGIC_NEAR])
-        g = rel_index(c, trump) // 8
-        if g == 0:
-            g0 += p
-        elif g == 1:
-            g1 += p
-        else:
-            g2 += p
-    return g0, g1, g2
+    return card_group_totals(params, lo, hand, trump, known, True)
 
 
 @kernel
 def logic_worst_card(params, lo, hand, trump):
     """The card of ``hand`` (the dealer's six) with the lowest system-1 probability (ties:
     the lowest card id)."""
-    unseen = _unseen(hand, ZERO)
-    best = -1
-    best_v = 1e9
-    m = hand
-    while m != ZERO:
-        c = lowest(m)
-        m &= m - ONE
-        v = logic_card_prob(c, trump, hand, unseen, params[lo + _LOGIC_BOOST], params[lo + _LOGIC_NEAR])
-        if v < best_v:
-            best_v = v
-            best = c
-    return best
+    return least_card(params, lo, hand, trump, True)
 
 
 @kernel
