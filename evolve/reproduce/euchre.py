@@ -130,6 +130,39 @@ def _times(key: str, table: dict, result: dict) -> list[Cell]:
     return out
 
 
+def _plot(cells: list[Cell], path: Path, title: str) -> Path:
+    """A table's three shares on one axis: the seed's (a black cross) and ours with its 95% CI
+    (a blue dot and bar, red where it differs). One small panel with a fixed layout, because the
+    generic ``plots.dots`` (a panel per figure, fitted layout) takes about 1 s a table and
+    45 tables made ``--quick`` last over 45 s; the times, never compared, are left to the text."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shares = [c for c in cells if c.unit.startswith("%")]
+    fig, ax = plt.subplots(figsize=(5.5, 2.2), dpi=90)
+    for y, c in enumerate(shares):
+        colour = "tab:red" if c.verdict == "differs" else "tab:blue"
+        if c.ours is not None:
+            ax.errorbar(c.ours, y, xerr=[[c.ours - c.low], [c.high - c.ours]], fmt="o", color=colour, ms=4,
+                        capsize=3, label="ours (95% CI)" if y == 0 else None)
+        ax.plot(c.seed, y, "x", color="black", ms=7, mew=1.8, label="seed" if y == 0 else None)
+    ax.set_yticks(range(len(shares)))
+    ax.set_yticklabels([c.column for c in shares], fontsize=8)
+    ax.invert_yaxis()
+    if shares:
+        ax.set_xlabel(f"{shares[0].row}'s share against {shares[0].extra['against']}, %", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="best", frameon=False)
+    fig.subplots_adjust(left=0.2, right=0.97, top=0.86, bottom=0.22)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def _reproduction(number: str, table: dict) -> Reproduction:
     a, b = table["agents"]
 
@@ -146,7 +179,7 @@ def _reproduction(number: str, table: dict) -> Reproduction:
                      f"{table['copy_of']}'s, so its cells are compared with a copy and their verdicts say so")
     return register(Reproduction(
         "euchre", f"table{number}", f"{a} against {b}", f"Table {number} (Section {table['section']})", run,
-        notes=tuple(notes)))
+        notes=tuple(notes), plot=_plot))
 
 
 for _number, _table in DATA["tables"].items():
