@@ -154,3 +154,40 @@ def test_bidding_article_table_is_transcribed_and_every_figure_is_registered():
     cells = bidding._structure(Context())
     assert [c.verdict for c in cells] == ["reproduced"] * 3
     assert [c.seed for c in cells] == [4608, 192, 20]
+
+
+def test_euchre_table_plot_shows_the_three_shares(tmp_path):
+    """A table's PNG is one panel of its three shares (the times, never compared, left out);
+    a table without a share still draws."""
+    from evolve.reproduce import euchre
+
+    fake = {"games": {"a_wins": 5000, "completed": 10001}, "a_points": {"mean": 2.5, "low": 2.4, "high": 2.6},
+            "a_points_rounds": {"sd": 1.0}, "score_share": {"mean": 0.5, "low": 0.49, "high": 0.51, "sd": 0.3},
+            "score_share_rounds": {"sd": 0.6}, "deals": 50000, "seconds": 1.0}
+    cells = euchre._cells("table1", euchre.DATA["tables"]["1"], fake)
+    assert [c.column for c in cells if c.unit.startswith("%")] == ["games won", "tricks won", "total score"]
+    path = euchre._plot(cells, tmp_path / "table1.png", "Table 1")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert euchre._plot([c for c in cells if c.column == "time"], tmp_path / "times.png", "t").is_file()
+    assert all(r.plot is euchre._plot for r in REPRODUCTIONS["euchre"] if r.key.startswith("table"))
+
+
+@pytest.mark.parametrize("play", ["cardcounting", "ismcts:iterations=100"])
+def test_bidding_rate_that_differs_says_which_card_play_measured_it(play):
+    """A per-card rate far from the article's gets the reason of the card play that measured
+    it (CardCounting: not the article's ISMCTS); one on the article's figure gets none."""
+    import numpy as np
+
+    from evolve.reproduce import bidding
+
+    rate = np.zeros((3, 8))
+    n = np.full((3, 8), 100_000)
+    for group, card, value, _pct in bidding.DATA["kcardwinrate"]["entries"]:
+        rate[bidding.GROUP[group], bidding.SLOT[card]] = value / 32512
+    rate[0, 5] += 0.1                                      # other A, ten points off
+    cells = bidding._winrate_cells("k", {"group_maker": rate, "group_maker_n": n}, play)
+    differing = [c for c in cells if c.verdict == "differs"]
+    assert [c.row for c in differing] == ["other A"]
+    assert differing[0].reason == bidding.WHY_RATE[play]
+    assert ("CardCounting" in differing[0].reason) == (play == "cardcounting")
+    assert all(not c.reason for c in cells if c.verdict == "reproduced")
