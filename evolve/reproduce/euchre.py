@@ -151,11 +151,11 @@ def _plot(cells: list[Cell], path: Path, title: str) -> Path:
     ax.set_yticks(range(len(shares)))
     ax.set_yticklabels([c.column for c in shares], fontsize=8)
     ax.invert_yaxis()
-    if shares:
-        ax.set_xlabel(f"{shares[0].row}'s share against {shares[0].extra['against']}, %", fontsize=8)
     ax.set_title(title, fontsize=9)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7, loc="best", frameon=False)
+    if shares:
+        ax.set_xlabel(f"{shares[0].row}'s share against {shares[0].extra['against']}, %", fontsize=8)
+        ax.legend(fontsize=7, loc="best", frameon=False)
     fig.subplots_adjust(left=0.2, right=0.97, top=0.86, bottom=0.22)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
