@@ -55,8 +55,10 @@ def test_a_unit_of_work_is_computed_once_and_then_resumed(tmp_path):
     quick = Context(work=tmp_path / "work", quick=True)
     quick.memo({"k": 1}, compute)
     assert len(calls) == 3                                               # another budget: computed
-    Context(work=tmp_path / "work", fresh=True).memo({"k": 1}, compute)
+    fresh = Context(work=tmp_path / "work", fresh=True)
+    fresh.memo({"k": 1}, compute)
     assert len(calls) == 4
+    assert fresh.memo({"k": 1}, compute) == {"x": 1.5, "n": 3} and len(calls) == 4   # this run's own: reused
 
 
 def _cli(*args, cwd=ROOT):
