@@ -54,9 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         "units": "rates in [0, 1]; x 32512 gives the Euchre bidding article's units",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "version": __version__,
-        "layouts": {n: eb.LAYOUTS[n].describe() for n in ("linear", "group", "profile", "context")},
+        "layouts": {n: eb.LAYOUTS[n].describe() for n in ("linear", "group", "profile", "context", "logic",
+                                                           "logic_profile")},
         "thresholds_linear": [round(float(x), 3) for x in tables["thresholds_linear"]],
         "thresholds_context": [round(float(x), 3) for x in tables["thresholds_context"]],
+        "thresholds_logic": [round(float(x), 3) for x in tables["thresholds_logic"]],
     }
     paths = write_tables(args.out, tables, meta)
     print(f"wrote {paths[0]} and {paths[1]} ({args.deals} deals, {meta['seconds']} s)")

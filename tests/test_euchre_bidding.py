@@ -23,7 +23,7 @@ from evolve.core.errors import UsageError
 from evolve.games.bits import mask_of
 from evolve.games.registry import make_game
 
-TABLE_BIDDERS = ("linear", "group", "profile", "context", "explore")
+TABLE_BIDDERS = ("linear", "group", "profile", "context", "explore", "logic", "logic_profile")
 CARD = {f"{f}{s}": i * 6 + r for i, s in enumerate("CDHS") for r, f in enumerate(("9", "10", "J", "Q", "K", "A"))}
 
 
@@ -198,3 +198,72 @@ def test_tables_tool_bad_input_is_one_line(args, needle, tmp_path):
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], p.stderr
+
+
+def _logic_reference(card: int, trump: int, hand: list[int], unseen: list[int], boost: float, near: float) -> float:
+    """System 1's probability written out with math.comb (the formula of docs/agents.md)."""
+    from math import comb
+
+    def suit(c):
+        return trump if eb.rel_index(c, trump) >= 16 else c // 6
+
+    n, s = len(unseen), suit(card)
+    h = sum(1 for c in unseen if suit(c) == s and eb.rel_index(c, trump) > eb.rel_index(card, trump))
+    p = comb(n - h, 10) / comb(n, 10)
+    if s != trump:
+        n_s = sum(1 for c in unseen if suit(c) == s)
+        n_t = sum(1 for c in unseen if suit(c) == trump)
+        q = (comb(n - n_s, 5) - comb(n - n_s - n_t, 5)) / comb(n, 5)
+        return p * (1 - q) ** 2
+    held = [sum(1 for c in hand if suit(c) == x) for x in range(4) if x != trump]
+    v = sum(1.0 if k == 0 else near if k == 1 else 0.0 for k in held)
+    return p + (1 - p) * (1 - (1 - boost) ** v)
+
+
+def test_logic_system_1_probabilities_follow_the_formula():
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        deck = rng.permutation(24)
+        hand, up = [int(c) for c in deck[:5]], int(deck[20])
+        trump = int(rng.integers(4))
+        unseen = [c for c in range(24) if c not in hand and c != up]
+        boost, near = float(rng.uniform()), float(rng.uniform())
+        params = eb.LAYOUTS["logic"].join({"void_boost": [boost], "near_void": [near], "order_threshold": [2.6] * 4,
+                                           "call_threshold": [2.6] * 4, "alone_threshold": [4.2]})
+        mask = mask_of(np.array(hand))
+        total = 0.0
+        for c in hand:
+            want = _logic_reference(c, trump, hand, unseen, boost, near)
+            got = eb.logic_card_prob(c, trump, mask, mask_of(np.array(unseen)), boost, near)
+            assert got == pytest.approx(want, abs=1e-12)
+            total += want
+        assert eb.logic_hand_value(params, 0, mask, trump, eb.bit(up)) == pytest.approx(total, abs=1e-12)
+    # the right bower always wins; a void boosts a low trump, never a side card
+    hand = [CARD["JS"], CARD["9S"], CARD["AH"], CARD["KH"], CARD["QH"]]    # void in clubs and diamonds
+    unseen = mask_of(np.array([c for c in range(24) if c not in hand]))
+    m = mask_of(np.array(hand))
+    assert eb.logic_card_prob(CARD["JS"], 3, m, unseen, 0.5, 0.5) == 1.0
+    assert eb.logic_card_prob(CARD["9S"], 3, m, unseen, 0.5, 0.5) > eb.logic_card_prob(CARD["9S"], 3, m, unseen, 0.0,
+                                                                                         0.5) + 0.5
+    assert eb.logic_card_prob(CARD["AH"], 3, m, unseen, 0.5, 0.5) == eb.logic_card_prob(CARD["AH"], 3, m, unseen, 0.0,
+                                                                                         0.0)
+
+
+def test_logic_bidders_ship_bulk_starts_and_bid_by_their_values():
+    """System 1's bulk start keeps the logic's boosts with thresholds fitted in bulk play;
+    system 2's profiles are system 1's group totals; both bid differently from the others."""
+    v = eb.start_vector("logic", "bulk")
+    blocks = eb.LAYOUTS["logic"].split(v)
+    assert list(blocks["void_boost"]) == [eb.LOGIC_DEFAULTS[0]] and list(blocks["near_void"]) == [eb.LOGIC_DEFAULTS[1]]
+    assert not np.allclose(blocks["order_threshold"], eb.SIMPLE_THRESHOLDS[0])
+    assert eb.start_vector("logic") .shape == v.shape            # auto = bulk
+    p = eb.LAYOUTS["logic_profile"].split(eb.start_vector("logic_profile"))
+    assert p["profiles"].shape == (eb.K_PROFILES, 3) and p["profiles"][:, 2].max() <= 5.0
+    calls = {b: evolve.play("euchre", f"cardcounting:bidder={b}", 2000, seed=3).calls
+             for b in ("logic", "logic_profile", "linear", "profile")}
+    for a in calls:
+        for b in calls:
+            assert a == b or not np.array_equal(calls[a], calls[b]), (a, b)
+    # the dealer sheds its least likely winner: a six-card hand's worst card under system 1
+    h6 = mask_of(np.array([CARD[c] for c in ("JS", "AS", "9H", "AD", "KC", "9S")]))
+    assert eb.logic_worst_card(v, 0, h6, 3) == CARD["9H"]

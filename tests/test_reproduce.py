@@ -55,8 +55,10 @@ def test_a_unit_of_work_is_computed_once_and_then_resumed(tmp_path):
     quick = Context(work=tmp_path / "work", quick=True)
     quick.memo({"k": 1}, compute)
     assert len(calls) == 3                                               # another budget: computed
-    Context(work=tmp_path / "work", fresh=True).memo({"k": 1}, compute)
+    fresh = Context(work=tmp_path / "work", fresh=True)
+    fresh.memo({"k": 1}, compute)
     assert len(calls) == 4
+    assert fresh.memo({"k": 1}, compute) == {"x": 1.5, "n": 3} and len(calls) == 4   # this run's own: reused
 
 
 def _cli(*args, cwd=ROOT):
@@ -151,3 +153,90 @@ def test_publish_takes_a_full_run_only_and_the_summary_counts_its_verdicts(tmp_p
     assert "no full run published" in document_table("jass", docs)
     with pytest.raises(UsageError, match="no run of sueca"):
         publish("sueca", runs, docs)
+
+
+def test_euchre_paper_has_every_table_and_names_the_table_36_erratum():
+    """Tables 1-45 transcribed (10,001 games each), every one registered with pinned seats
+    (Section 3.3's tau and values, Markov2 leading as Markov); Table 36 repeats Table 35's
+    figures and every cell of it says so; Section 3.6 is listed as having no figure."""
+    from evolve.reproduce import euchre
+
+    tables = euchre.DATA["tables"]
+    assert sorted(map(int, tables)) == list(range(1, 46))
+    for number, t in tables.items():
+        assert sum(t["games_won"]) == 10001, number
+    keys = [r.key for r in REPRODUCTIONS["euchre"]]
+    assert keys[:45] == [f"table{n}" for n in range(1, 46)] and "section3.6" in keys
+    t35, t36 = tables["35"], tables["36"]
+    assert [t35[k] for k in ("games_won", "tricks_won", "total_score")] == \
+        [t36[k] for k in ("games_won", "tricks_won", "total_score")]
+    assert t36["agents"] == ["Hybrid", "CardCounting"] and t36["copy_of"] == "35"
+    assert "lead=markov" in euchre.SEATS["Markov2"] and "tau=0.25" in euchre.SEATS["Markov"]
+    fake = {"games": {"a_wins": 5000, "completed": 10001}, "a_points": {"mean": 2.5, "low": 2.4, "high": 2.6},
+            "a_points_rounds": {"sd": 1.0}, "score_share": {"mean": 0.5, "low": 0.49, "high": 0.51, "sd": 0.3},
+            "score_share_rounds": {"sd": 0.6},
+            "deals": 50000, "seconds": 1.0}
+    cells = euchre._cells("table36", t36, fake)
+    assert all(c.reason == euchre.ERRATUM for c in cells if c.verdict == "differs")
+    assert any(c.verdict == "differs" for c in cells)
+    assert [c.verdict for c in cells if c.column == "time"] == ["not compared"] * 2
+    rep = next(r for r in REPRODUCTIONS["euchre"] if r.key == "table36")
+    assert any("Table 35's" in n for n in rep.notes)
+
+
+def test_bidding_article_table_is_transcribed_and_every_figure_is_registered():
+    """KCardWinRate's values agree with the article's own (truncated) percentage comments and
+    with the table the linear bidder ships; the structure cells recompute the article's
+    4608 entries, 192 contexts and 20 years exactly; the systems map to their bidders."""
+    from evolve.agents.bidding import euchre_tables as eb
+    from evolve.agents.bidding.bidders import BIDDERS
+    from evolve.reproduce import bidding
+
+    entries = bidding.DATA["kcardwinrate"]["entries"]
+    assert len(entries) == int(eb.USED.sum()) == 18
+    for group, card, value, pct in entries:
+        assert int(100 * value / 32512) == pct, (group, card)
+        assert eb.SPEC_TABLE[bidding.GROUP[group], bidding.SLOT[card]] == value
+    keys = {r.key for r in REPRODUCTIONS["bidding"]}
+    assert {"kcardwinrate", "kcardwinrate_ismcts", "structure", "systems", "ismcts_tables", "engine"} <= keys
+    assert all(b in BIDDERS for b in bidding.SYSTEMS.values())
+    cells = bidding._structure(Context())
+    assert [c.verdict for c in cells] == ["reproduced"] * 3
+    assert [c.seed for c in cells] == [4608, 192, 20]
+
+
+def test_euchre_table_plot_shows_the_three_shares(tmp_path):
+    """A table's PNG is one panel of its three shares (the times, never compared, left out);
+    a table without a share still draws."""
+    from evolve.reproduce import euchre
+
+    fake = {"games": {"a_wins": 5000, "completed": 10001}, "a_points": {"mean": 2.5, "low": 2.4, "high": 2.6},
+            "a_points_rounds": {"sd": 1.0}, "score_share": {"mean": 0.5, "low": 0.49, "high": 0.51, "sd": 0.3},
+            "score_share_rounds": {"sd": 0.6}, "deals": 50000, "seconds": 1.0}
+    cells = euchre._cells("table1", euchre.DATA["tables"]["1"], fake)
+    assert [c.column for c in cells if c.unit.startswith("%")] == ["games won", "tricks won", "total score"]
+    path = euchre._plot(cells, tmp_path / "table1.png", "Table 1")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert euchre._plot([c for c in cells if c.column == "time"], tmp_path / "times.png", "t").is_file()
+    assert all(r.plot is euchre._plot for r in REPRODUCTIONS["euchre"] if r.key.startswith("table"))
+
+
+@pytest.mark.parametrize("play", ["cardcounting", "ismcts:iterations=100"])
+def test_bidding_rate_that_differs_says_which_card_play_measured_it(play):
+    """A per-card rate far from the article's gets the reason of the card play that measured
+    it (CardCounting: not the article's ISMCTS); one on the article's figure gets none."""
+    import numpy as np
+
+    from evolve.reproduce import bidding
+
+    rate = np.zeros((3, 8))
+    n = np.full((3, 8), 100_000)
+    for group, card, value, _pct in bidding.DATA["kcardwinrate"]["entries"]:
+        rate[bidding.GROUP[group], bidding.SLOT[card]] = value / 32512
+    rate[0, 5] += 0.1                                      # other A, ten points off
+    cells = bidding._winrate_cells("k", {"group_maker": rate, "group_maker_n": n}, play)
+    differing = [c for c in cells if c.verdict == "differs"]
+    assert [c.row for c in differing] == ["other A"]
+    assert differing[0].reason == bidding.WHY_RATE[play]
+    assert ("CardCounting" in differing[0].reason) == (play == "cardcounting")
+    assert all(not c.reason for c in cells if c.verdict == "reproduced")

@@ -17,7 +17,7 @@ import evolve
 import evolve.agents.rulebased.register  # noqa: F401  (registers the baselines until __init__ does)
 from evolve.agents.registry import AGENTS, AgentSpec, parse_seat
 from evolve.agents.rulebased.markov import markov_values
-from evolve.agents.rulebased.play import KIND_MARKOV, markov2_ratio, markov_ratio, rule_card
+from evolve.agents.rulebased.play import KIND_MARKOV, markov2_lead_ratio, markov2_ratio, markov_ratio, rule_card
 from evolve.agents.rulebased.register import BASELINES, rule_params
 from evolve.core.errors import UsageError
 from evolve.core.stats import mean_ci, wilson
@@ -325,13 +325,36 @@ def test_markov2_counts_completions_of_the_current_trick(n_before):
 
 
 def test_markov2_threshold_switches_high_and_low():
+    # lead=completions (the first Markov2) decides a lead on the completions of the lead
     s = TrickState("euchre", [eu("JS AS KC 9D 10H"), eu("9S 10S QS KS AC"), eu("9H JH QH KH AH"),
                               eu("JC QD KD AD 10D")], SPADES_TRUMP, 0)
     r = markov2_ratio(s.rules, SPADES_TRUMP, 0, s.hands[0], s.pub)
-    assert decide(s, f"markov2:tau={r * 0.999:.9f}") == eu("JS")[0]
-    assert decide(s, f"markov2:tau={r * 1.001:.9f}") == eu("9D")[0]
+    assert decide(s, f"markov2:lead=completions,tau={r * 0.999:.9f}") == eu("JS")[0]
+    assert decide(s, f"markov2:lead=completions,tau={r * 1.001:.9f}") == eu("9D")[0]
     # hybrid: ratio >= tau -> CoopHighLow (leading: High), else CardCounting
-    assert decide(s, f"hybrid2:tau={r * 0.999:.9f}") == eu("JS")[0]
+    assert decide(s, f"hybrid2:lead=completions,tau={r * 0.999:.9f}") == eu("JS")[0]
+
+
+def test_markov2_leads_exactly_as_markov():
+    """The Euchre paper, Section 3.3: "When leading a trick, Markov2 behaves identically to
+    Markov". Leading, Markov2 decides on Markov's ratio (not on the completions of the lead,
+    which differ here); following, on the completions of the trick."""
+    s = markov_state()
+    spec = parse_seat("markov2", s.game)
+    markov = markov_ratio(s.rules, SPADES_TRUMP, parse_seat("markov", s.game).play_params, 0, 0, s.hands[0], s.pub)
+    completions = markov2_ratio(s.rules, SPADES_TRUMP, 0, s.hands[0], s.pub)
+    tau = (markov + completions) / 2            # between the two ratios: they decide differently
+    assert abs(markov - completions) > 0.01
+    assert markov2_lead_ratio(s.rules, SPADES_TRUMP, spec.play_params, 0, 0, s.hands[0], s.pub) == pytest.approx(markov)
+    high, low = eu("JS")[0], eu("9D")[0]
+    want = high if markov >= tau else low
+    assert decide(s, f"markov2:tau={tau:.9f}") == want == decide(s, f"markov:tau={tau:.9f}")
+    assert decide(s, f"markov2:lead=completions,tau={tau:.9f}") == (high if completions >= tau else low) != want
+    assert decide(s, f"hybrid2:tau={tau:.9f}") == decide(s, f"hybrid:tau={tau:.9f}")
+    # following: the completion ratio of the current trick
+    s = play(markov_state(), eu("KC"))
+    assert markov2_lead_ratio(s.rules, SPADES_TRUMP, spec.play_params, 0, 1, s.hands[1], s.pub) == pytest.approx(
+        markov2_ratio(s.rules, SPADES_TRUMP, 1, s.hands[1], s.pub))
 
 
 # ----------------------------------------------------------------------------- Sueca study agents

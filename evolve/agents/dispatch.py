@@ -26,7 +26,7 @@ The bidding hooks' signatures are the contract with the games' deal kernels::
     choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump) -> card of hand
     choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push) -> 0..5, or JASS_PUSH
 
-Bidder kinds: 0 random, 1 simple, 2..6 the Euchre table bidders
+Bidder kinds: 0 random, 1 simple, 2..8 the Euchre table bidders
 (``evolve.agents.bidding.euchre_tables``), 20 the Jass trump-choice table and 30 the
 Spades bid predictor (``evolve.agents.bidding.tables``; with their default numbers they
 are also the simple bidder of Jass and Spades), 40 the search bidder

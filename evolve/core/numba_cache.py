@@ -2,8 +2,8 @@
 
 One cache per machine and version, wherever the package is installed: kernels are cached
 under ``<cache>/trick-evolve/numba/<key>``, where the key hashes the package version, the
-Numba version and the *contents* of every package source file that uses Numba (the
-kernels and the modules whose constants and helpers they compile in; Numba itself checks
+Numba version and the *contents* of every package source file that uses Numba or defines
+a ``@kernel`` (the kernels and the modules whose constants and helpers they compile in; Numba itself checks
 only the kernel's own file, so an edit to a module it calls could otherwise load an
 outdated kernel). Editing a CLI or a report does not force a recompile.
 
@@ -51,7 +51,10 @@ def source_hash() -> str:
         pass
     for path in sorted(_PACKAGE.rglob("*.py")):
         text = path.read_bytes()
-        if b"numba" not in text or path == Path(__file__).resolve():
+        # "@kernel": modules whose kernels are compiled through evolve.games.bits.kernel
+        # without naming numba (rule-based play, the table bidders); their edits must not
+        # load an engine compiled from the old source
+        if (b"numba" not in text and b"@kernel" not in text) or path == Path(__file__).resolve():
             continue
         h.update(path.relative_to(_PACKAGE).as_posix().encode())
         h.update(text)

@@ -177,6 +177,7 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
     a_tricks = np.zeros(n)  # per seat of a
     b_tricks = np.zeros(n)
     a_rounds, b_rounds = [], []  # a's (b's) side points of every single (deal, seating)
+    a_score_rounds, b_score_rounds = [], []  # likewise the sides' hand scores (partnership games)
     for p, (_, side_a) in enumerate(passes):
         tricks = store.get(p, "tricks").astype(np.float64)
         score = store.get(p, "score").astype(np.float64)
@@ -188,6 +189,8 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
             b_rounds.append(pts[played, 1 - side_a])
             a_score += score[:, side_a]
             b_score += score[:, 1 - side_a]
+            a_score_rounds.append(score[:, side_a])
+            b_score_rounds.append(score[:, 1 - side_a])
             a_tricks += (tricks[:, side_a] + tricks[:, side_a + 2]) / 2
             b_tricks += (tricks[:, 1 - side_a] + tricks[:, 3 - side_a]) / 2
         else:
@@ -247,6 +250,10 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
     if g.partnership:
         # each side's share of all the hand scores (the Euchre paper's "total score"), per deal paired
         out["score_share"] = ratio_ci(a_score, a_score + b_score).as_dict()
+        # over every single (deal, seating): its sd is the spread of one unpaired deal's share,
+        # what a study that plays each deal once (the Euchre paper) has for its own standard error
+        a_single, b_single = np.concatenate(a_score_rounds), np.concatenate(b_score_rounds)
+        out["score_share_rounds"] = ratio_ci(a_single, a_single + b_single).as_dict()
         total = a_pts + b_pts
         ok = played & (total > 0)
         share = 100.0 * a_pts[ok] / total[ok]

@@ -27,6 +27,9 @@ discard is always the linear bidder's). From the recorded plays it measures:
   "bulk" start vectors; thresholds fitted on the recorded decisions (the cut on the
   bidder's value that maximises the mean score of order / call against pass, by position;
   alone against not alone).
+- ``start_logic`` / ``start_logic_profile`` (the article's systems 1 and 2): system 1's
+  thresholds fitted the same way on its own values, and the profile table
+  (``profiles_logic`` / ``outcome_logic``) built on system 1's group totals.
 
 Writes the ``.npz`` (no pickle) and a ``.json`` beside it with how it was made.
 Post-processing runs in Numba over the recorded arrays (no Python loop per card).
@@ -195,6 +198,42 @@ def decision_values(hand, up, suit, ctx, lin, ctxp, v_lin, v_lin_alone, v_ctx, v
         totals[j, 2] = g2
 
 
+@njit(cache=True)
+def logic_decision_values(hand, up, suit, ctx, lp, v_logic, v_logic_alone, totals):
+    """Per decision, system 1's values (``eb.logic_*`` with parameters ``lp``): for the order
+    / call decision, for going alone with the play hand, and the play hand's group totals.
+    Round-2 passes use system 1's best suit."""
+    for j in range(hand.shape[0]):
+        h = np.uint64(hand[j])
+        u = up[j]
+        pos = ctx[j] % 4
+        banned = u // 6
+        if ctx[j] // 4 == 0:
+            t = banned
+            v_logic[j] = eb.logic_round1_value(lp, 0, h, u, pos)
+            ph, known = eb.logic_play_hand(lp, 0, h, u, pos)
+        else:
+            ph = h
+            known = np.uint64(1) << np.uint64(u)
+            t = suit[j]
+            if t >= 0:
+                v_logic[j] = eb.logic_hand_value(lp, 0, h, t, known)
+            else:
+                best = -1e9
+                for s in range(4):
+                    if s != banned:
+                        a = eb.logic_hand_value(lp, 0, h, s, known)
+                        if a > best:
+                            best = a
+                            t = s
+                v_logic[j] = best
+        v_logic_alone[j] = eb.logic_hand_value(lp, 0, ph, t, known & ~ph)
+        g0, g1, g2 = eb.logic_group_totals(lp, 0, ph, t, known)
+        totals[j, 0] = g0
+        totals[j, 1] = g1
+        totals[j, 2] = g2
+
+
 def fit_threshold(value: np.ndarray, act: np.ndarray, score: np.ndarray, yes: int, no: int) -> float:
     """The cut x maximising the mean score when choosing ``yes`` for value >= x and ``no``
     below, from per-bin mean scores of the two actions (bins of ``BIN`` tricks; bins with
@@ -267,7 +306,41 @@ def build_tables(acc: dict, dec: dict, pseudo: float) -> dict:
     out["start_group"] = eb.LAYOUTS["group"].join({"values": values, "upcard_weight": eb.SIMPLE_UPCARD, **thr_lin})
     out["start_context"] = eb.LAYOUTS["context"].join({"table": context, **thr_ctx})
 
-    # profiles: a grid of per-dimension quantiles of the decisions' group totals
+    profiles, outcome, n = profile_table(totals, ctx, act, score, pseudo)
+    out["profiles"], out["outcome"], out["outcome_n"] = profiles, outcome, n
+    out["start_profile"] = eb.LAYOUTS["profile"].join({"values": values, "bandwidth": [BANDWIDTH],
+                                                       "profiles": profiles, "outcome": outcome})
+    out["thresholds_linear"] = np.concatenate(
+        [thr_lin[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
+    )
+    out["thresholds_context"] = np.concatenate(
+        [thr_ctx[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
+    )
+    # the article's systems 1 and 2: thresholds and profile table on system 1's probabilities
+    lp = eb.logic_default_vector()
+    v_logic, v_logic_a = np.zeros(m), np.zeros(m)
+    totals_logic = np.zeros((m, 3))
+    logic_decision_values(dec["hand"], dec["up"], dec["suit"], dec["ctx"], lp, v_logic, v_logic_a, totals_logic)
+    boosts = {"void_boost": lp[:1], "near_void": lp[1:2]}
+    thr_logic = thresholds(v_logic, v_logic_a)
+    out["start_logic"] = eb.LAYOUTS["logic"].join({**boosts, **thr_logic})
+    out["thresholds_logic"] = np.concatenate(
+        [thr_logic[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
+    )
+    profiles_l, outcome_l, n_l = profile_table(totals_logic, ctx, act, score, pseudo)
+    out["profiles_logic"], out["outcome_logic"], out["outcome_logic_n"] = profiles_l, outcome_l, n_l
+    out["start_logic_profile"] = eb.LAYOUTS["logic_profile"].join(
+        {**boosts, "bandwidth": [BANDWIDTH], "profiles": profiles_l, "outcome": outcome_l})
+    for name in ("linear", "group", "profile", "context", "logic", "logic_profile"):
+        eb.LAYOUTS[name].check(out[f"start_{name}"], f"measured {name} start vector")
+    return out
+
+
+def profile_table(totals: np.ndarray, ctx: np.ndarray, act: np.ndarray, score: np.ndarray,
+                  pseudo: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(profiles [K, 3], outcome [K, 8, 3], counts): a grid of per-dimension quantiles of the
+    decisions' group totals, each decision assigned to its nearest grid point, the mean side
+    score per point, context and action shrunk toward the context's mean (pseudo-count)."""
     levels = [np.quantile(totals[:, d], (np.arange(L) + 0.5) / L) for d, L in enumerate(GRID)]
     idx = [np.abs(totals[:, d, None] - levels[d][None, :]).argmin(axis=1) for d in range(3)]
     k = (idx[0] * GRID[1] + idx[1]) * GRID[2] + idx[2]
@@ -280,19 +353,7 @@ def build_tables(acc: dict, dec: dict, pseudo: float) -> dict:
     base_n, base_s = n.sum(axis=0), s.sum(axis=0)
     base = _rates(base_s, base_n)[None]
     outcome = (s + pseudo * base) / (n + pseudo) if pseudo > 0 else _rates(s, n)
-    outcome = np.clip(outcome, -4, 4)
-    out["profiles"], out["outcome"], out["outcome_n"] = profiles, outcome, n
-    out["start_profile"] = eb.LAYOUTS["profile"].join({"values": values, "bandwidth": [BANDWIDTH],
-                                                       "profiles": profiles, "outcome": outcome})
-    out["thresholds_linear"] = np.concatenate(
-        [thr_lin[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
-    )
-    out["thresholds_context"] = np.concatenate(
-        [thr_ctx[b] for b in ("order_threshold", "call_threshold", "alone_threshold")]
-    )
-    for name in ("linear", "group", "profile", "context"):
-        eb.LAYOUTS[name].check(out[f"start_{name}"], f"measured {name} start vector")
-    return out
+    return profiles, np.clip(outcome, -4, 4), n
 
 
 def measure(play: str = "cardcounting", deals: int = 100_000, seed: int = 0, *, bidder: str = "explore",

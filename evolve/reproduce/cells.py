@@ -71,7 +71,8 @@ def proportion(successes: int, n: int) -> tuple[float, float, float]:
     from evolve.core.stats import wilson
 
     rate, low, high = wilson(int(successes), int(n))
-    return 100 * rate, 100 * low, 100 * high
+    # at 0 or n successes the interval's end can miss the rate by a rounding error
+    return 100 * rate, 100 * min(low, rate), 100 * max(high, rate)
 
 
 def proportion_se(percent: float, n: int) -> float:

@@ -51,6 +51,9 @@ class Context:
     units_done: int = 0
     units_loaded: int = 0
     _code: str = field(default="", repr=False)
+    # units computed by this run: --fresh ignores earlier runs' results, not this run's own
+    # (two tables sharing a unit, such as the bidding article's bulk tables, compute it once)
+    _computed_here: set = field(default_factory=set, repr=False)
 
     def budget(self, full, quick):
         """``full`` or, with ``--quick``, ``quick``."""
@@ -64,7 +67,7 @@ class Context:
         self._code = self._code or source_hash()
         blob = json.dumps({"key": key, "quick": self.quick, "code": self._code}, sort_keys=True, default=str)
         path = self.work / f"{hashlib.sha256(blob.encode()).hexdigest()[:24]}.json"
-        if path.is_file() and not self.fresh:
+        if path.is_file() and (not self.fresh or path in self._computed_here):
             try:
                 self.units_loaded += 1
                 return json.loads(path.read_text())["result"]
@@ -73,6 +76,7 @@ class Context:
         result = compute()
         self.work.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps({"key": json.loads(blob), "result": result}, default=_jsonable))
+        self._computed_here.add(path)
         self.units_done += 1
         return json.loads(json.dumps(result, default=_jsonable))
 

@@ -40,15 +40,16 @@ BIDDER_OPTIONS = {
         DEFAULT,
         "bids and trump calls: default (the game's rule: Spades simple, Euchre context, Jass simple) | "
         "random | simple (rule-based) | Euchre table bidders "
-        "linear | group | profile | context | explore (evolve.agents.bidding.euchre_tables) | graf (Jass: "
+        "linear | group | profile | context | explore | logic | logic_profile (evolve.agents.bidding.euchre_tables) | "
+        "graf (Jass: "
         "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
         "determinized random playouts, evolve.agents.bidding.search)",
         (DEFAULT, *BIDDERS),
     ),
     "bid_start": Option(
         "auto",
-        "Euchre table bidders: start vector default (the Euchre bidding article's table) | bulk (shipped measured "
-        "tables) | auto (linear: default, others: bulk)",
+        "Euchre table bidders: start vector default (the Euchre bidding article's table; logic: its own boosts with "
+        "simple's thresholds) | bulk (shipped measured tables) | auto (linear: default, others: bulk)",
         ("auto", "default", "bulk"),
     ),
     "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),

@@ -36,6 +36,16 @@ Kinds (``BIDDERS`` names in ``evolve.agents.registry``):
 - ``explore`` (6): the measurement bidder of ``evolve.tables``: each order / call / alone
   decision is uniformly random with probability ``epsilon``, else ``linear``'s; the
   discard is ``linear``'s. Parameters: ``[epsilon] + linear``.
+- ``logic`` (7): the article's system 1: per-card win probabilities derived from the
+  unseen cards by logic (hypergeometric: no opponent holds a higher card of the suit or,
+  void in it, a trump), a trump's chance boosted by the hand's voids and near-voids
+  (``void_boost``, ``near_void``), summed to expected tricks; the turned card counted as
+  ``linear`` counts it, thresholds as ``linear``'s (start "bulk": fitted in bulk play, the
+  article's "tuned in block games"; "default": ``simple``'s 2.6 / 2.6 / 4.2). The dealer
+  discards its least likely winner.
+- ``logic_profile`` (8): the article's system 2: ``profile``'s matching on the hand's three
+  group totals of system 1's probabilities, ``[void_boost, near_void, bandwidth,
+  profiles[K][3], outcome[K][8][3]]``, the profile table measured by bulk play.
 
 In Spades and Jass every kind >= 1 bids as ``simple`` (see ``evolve.agents.dispatch``).
 """
@@ -58,7 +68,9 @@ BID_GROUP = 3
 BID_PROFILE = 4
 BID_CONTEXT = 5
 BID_EXPLORE = 6
-EUCHRE_TABLE_KINDS = (2, 7)   # range of the kinds handled here
+BID_LOGIC = 7                 # the article's system 1 (section "systems 1 and 2" below)
+BID_LOGIC_PROFILE = 8         # its system 2
+EUCHRE_TABLE_KINDS = (2, 9)   # range of the kinds handled here
 KIND_NAMES = {BID_LINEAR: "linear", BID_GROUP: "group", BID_PROFILE: "profile", BID_CONTEXT: "context",
               BID_EXPLORE: "explore"}
 
@@ -164,6 +176,8 @@ def _default_vector(name: str) -> np.ndarray:
         return LAYOUTS[name].join({"table": np.broadcast_to(spec.ravel(), CONTEXT_SHAPE), **thr})
     if name == "explore":
         return LAYOUTS[name].join({"epsilon": [0.5], "values": spec, **thr})
+    if name == "logic":
+        return logic_default_vector()
     raise KeyError(name)
 
 
@@ -192,7 +206,8 @@ DESCRIBE = {
 def start_names(name: str) -> tuple[str, ...]:
     """The start vectors a bidder has: "default" (the article's table) and/or "bulk" (measured)."""
     return {"linear": ("default", "bulk"), "group": ("default", "bulk"), "profile": ("bulk",),
-            "context": ("default", "bulk"), "explore": ("default",)}[name]
+            "context": ("default", "bulk"), "explore": ("default",), "logic": ("default", "bulk"),
+            "logic_profile": ("bulk",)}[name]
 
 
 def start_vector(name: str, which: str = "auto") -> np.ndarray:
@@ -213,10 +228,11 @@ def check_params(name: str, params) -> np.ndarray:
     """``params`` as a float64 vector if it fits bidder ``name``'s layout (UsageError else)."""
     p = np.asarray(params, np.float64).ravel()
     layout = LAYOUTS[name]
-    if name == "profile" and p.size != layout.size:
-        k, r = divmod(p.size - 25, 3 + N_CTX * N_OUT)
+    if name in ("profile", "logic_profile") and p.size != layout.size:
+        head = 25 if name == "profile" else _LP_PROF
+        k, r = divmod(p.size - head, 3 + N_CTX * N_OUT)
         if r == 0 and k > 0:
-            layout = profile_layout(k)
+            layout = profile_layout(k) if name == "profile" else logic_profile_layout(k)
     return layout.check(p, f"{name} bidder parameters")
 
 
@@ -255,13 +271,24 @@ def hand_value(params, at, hand, trump):
 @kernel
 def worst_card(params, at, hand, trump):
     """The card of least value (ties: the lowest card id)."""
+    return least_card(params, at, hand, trump, False)
+
+
+@kernel
+def least_card(params, at, hand, trump, logic):
+    """The card of least value under ``values`` at ``at`` or, with ``logic``, of least
+    system-1 probability in the hand (ties: the lowest card id)."""
+    unseen = _unseen(hand, ZERO)
     best = -1
     best_v = 1e9
     m = hand
     while m != ZERO:
         c = lowest(m)
         m &= m - ONE
-        v = params[at + rel_index(c, trump)]
+        if logic:
+            v = logic_card_prob(c, trump, hand, unseen, params[at + _LOGIC_BOOST], params[at + _LOGIC_NEAR])
+        else:
+            v = params[at + rel_index(c, trump)]
         if v < best_v:
             best_v = v
             best = c
@@ -339,6 +366,15 @@ def context_best_discard(params, lo, hand6, trump):
 @kernel
 def group_totals(params, lo, hand, trump):
     """The hand's value per group (other, shadow, trump) under ``values`` at ``lo``."""
+    return card_group_totals(params, lo, hand, trump, ZERO, False)
+
+
+@kernel
+def card_group_totals(params, lo, hand, trump, known, logic):
+    """Per group (other, shadow, trump), the sum over the hand's cards of ``values`` at
+    ``lo`` or, with ``logic``, of system 1's probabilities (``known``: cards seen besides the
+    hand; section "systems 1 and 2")."""
+    unseen = _unseen(hand, known)
     g0 = 0.0
     g1 = 0.0
     g2 = 0.0
@@ -347,7 +383,10 @@ def group_totals(params, lo, hand, trump):
         c = lowest(m)
         m &= m - ONE
         r = rel_index(c, trump)
-        v = params[lo + r]
+        if logic:
+            v = logic_card_prob(c, trump, hand, unseen, params[lo + _LOGIC_BOOST], params[lo + _LOGIC_NEAR])
+        else:
+            v = params[lo + r]
         if r < 8:
             g0 += v
         elif r < 16:
@@ -362,8 +401,13 @@ def profile_predict(params, lo, hi, ctx, hand, trump):
     """Kernel-weighted (pass, make, alone) outcome of the hand's group-total profile."""
     k_n = (hi - lo - 25) // (3 + N_CTX * N_OUT)
     g0, g1, g2 = group_totals(params, lo, hand, trump)
-    bw = params[lo + _P_BW]
-    prof = lo + _P_PROF
+    return profile_vote(params, lo + _P_PROF, k_n, params[lo + _P_BW], ctx, g0, g1, g2)
+
+
+@kernel
+def profile_vote(params, prof, k_n, bw, ctx, g0, g1, g2):
+    """Gaussian-kernel vote of the ``k_n`` profiles at ``prof`` (their outcomes follow)
+    on the (pass, make, alone) outcome of group totals (g0, g1, g2) in context ``ctx``."""
     out = prof + 3 * k_n
     dmin = 1e18
     for k in range(k_n):
@@ -404,6 +448,10 @@ def _check(kind, lo, hi):
         ok = n == EXPLORE_SIZE
     elif kind == BID_PROFILE:
         ok = n > 25 and (n - 25) % (3 + N_CTX * N_OUT) == 0
+    elif kind == BID_LOGIC:
+        ok = n == LOGIC_SIZE
+    elif kind == BID_LOGIC_PROFILE:
+        ok = n > _LP_PROF and (n - _LP_PROF) % (3 + N_CTX * N_OUT) == 0
     else:
         raise ValueError("unknown Euchre bidder kind")
     if not ok:
@@ -430,6 +478,8 @@ def order(kind, params, lo, hi, seat, hand, pub, rngs):
             return below(rngs, seat, 2) == 1
         kind = BID_LINEAR
         lo += 1
+    if kind == BID_LOGIC or kind == BID_LOGIC_PROFILE:
+        return logic_order(kind, params, lo, hi, seat, hand, pub)
     if kind == BID_LINEAR:
         return table_round1_value(kind, params, lo, hand, up, pos) >= params[lo + _L_ORDER + pos]
     if kind == BID_GROUP:
@@ -527,6 +577,8 @@ def call(kind, params, lo, hi, seat, hand, pub, rngs, must_call):
             return random_euchre_call(rngs, seat, banned, must_call)
         kind = BID_LINEAR
         lo += 1
+    if kind == BID_LOGIC or kind == BID_LOGIC_PROFILE:
+        return logic_call(kind, params, lo, hi, seat, hand, pub, must_call)
     best = -1
     best_v = -1e18
     for s in range(4):
@@ -564,6 +616,8 @@ def alone(kind, params, lo, hi, seat, hand, pub, rngs, trump):
             return below(rngs, seat, 2) == 1
         kind = BID_LINEAR
         lo += 1
+    if kind == BID_LOGIC or kind == BID_LOGIC_PROFILE:
+        return logic_alone(kind, params, lo, hi, seat, hand, pub, trump)
     if kind == BID_LINEAR:
         return hand_value(params, lo, hand, trump) >= params[lo + _L_ALONE]
     if kind == BID_GROUP:
@@ -591,6 +645,8 @@ def discard(kind, params, lo, hi, seat, hand, pub, rngs, trump):
         lo += 1
     if kind == BID_CONTEXT:
         return context_best_discard(params, lo, hand, trump)[0]
+    if kind == BID_LOGIC or kind == BID_LOGIC_PROFILE:
+        return logic_worst_card(params, lo, hand, trump)
     return worst_card(params, lo, hand, trump)
 
 
@@ -625,3 +681,236 @@ def bidder_params(name: str, opts: dict) -> np.ndarray:
         a, z = layout.offsets[block]
         p[a:z] = t / 100.0
     return check_params(name, p)
+
+
+# ----------------------------------------------------------------------------- systems 1 and 2
+# The article's first two systems. System 1 (``logic``): each card's probability of winning
+# a trick "by simply applying the probability that the opposing partnership would be able
+# to win the trick", a trump's chance "enhanced ... if the hand is void, or near void in any
+# suit", summed to expected tricks and set against thresholds "tuned in block games" (the
+# bulk run's fitted thresholds, start "bulk"). System 2 (``logic_profile``): the hand's three
+# group totals of system 1's probabilities matched against a profile table measured by
+# bulk runs, as ``profile`` does with fixed per-card values.
+#
+# System 1's probability of card c under trump t, from what the seat knows (its hand and
+# the turned card; the N unseen cards are dealt 5 to each opponent, 5 to the partner, 3 to
+# the kitty, every split equally likely): the opponents hold K = 10 of the N; with h unseen
+# cards of c's suit above c,
+#   p = C(N - h, K) / C(N, K)                       (no opponent holds a higher card of the suit)
+# for a non-trump c times (1 - q)^2, q = [C(N - n_s, 5) - C(N - n_s - n_t, 5)] / C(N, 5) the
+# chance that one opponent is void in the suit (n_s unseen cards) but holds a trump (n_t);
+# for a trump p + (1 - p) b with b = 1 - (1 - void_boost)^(voids + near_void x singletons)
+# over the hand's non-trump suits (the trump can ruff a suit the hand lacks).
+
+_LOGIC_BOOST, _LOGIC_NEAR, _LOGIC_ORDER, _LOGIC_CALL, _LOGIC_ALONE, LOGIC_SIZE = 0, 1, 2, 6, 10, 11
+_LP_BW, _LP_PROF = 2, 3          # logic_profile: [void_boost, near_void, bandwidth, profiles..., outcome...]
+LOGIC_DEFAULTS = (0.5, 0.5)      # void_boost: a void suit led to the seat once in two; a singleton is half a void
+
+
+def _logic_blocks() -> tuple[Block, ...]:
+    return (
+        Block("void_boost", (1,), 0.0, 1.0, "a trump's extra chance per void non-trump suit of the hand"),
+        Block("near_void", (1,), 0.0, 1.0, "a singleton non-trump suit counts as this many voids"),
+    )
+
+
+def logic_profile_layout(k: int = K_PROFILES) -> Layout:
+    return Layout((
+        *_logic_blocks(),
+        Block("bandwidth", (1,), 0.01, 3.0, "Gaussian kernel width on the group-total distance (tricks)"),
+        Block("profiles", (k, 3), 0.0, 5.0, "profile centres: system 1's group totals (other, shadow, trump)"),
+        Block("outcome", (k, N_CTX, N_OUT), -4.0, 4.0,
+              "mean hand score of the seat's side, [profile][round*4+pos][pass, make, make alone]"),
+    ))
+
+
+LAYOUTS["logic"] = Layout((*_logic_blocks(), *_thresholds()))
+LAYOUTS["logic_profile"] = logic_profile_layout()
+KINDS["logic"] = BID_LOGIC
+KINDS["logic_profile"] = BID_LOGIC_PROFILE
+KIND_NAMES[BID_LOGIC] = "logic"
+KIND_NAMES[BID_LOGIC_PROFILE] = "logic_profile"
+DESCRIBE["logic"] = ("system 1: per-card win probabilities derived from the unseen cards (no opponent holds a higher "
+                     "card of the suit or ruffs it; trumps boosted by the hand's voids) summed to expected tricks, "
+                     "with thresholds fitted in bulk play")
+DESCRIBE["logic_profile"] = ("system 2: the hand's three group totals of system 1's probabilities matched against "
+                             "bulk-measured profiles, similarity-weighted vote on passing, making and going alone")
+assert LAYOUTS["logic"].size == LOGIC_SIZE
+
+
+def logic_default_vector() -> np.ndarray:
+    """System 1 with the logic's own boosts and the ``simple`` bidder's thresholds."""
+    o, c, a = SIMPLE_THRESHOLDS
+    return LAYOUTS["logic"].join({"void_boost": [LOGIC_DEFAULTS[0]], "near_void": [LOGIC_DEFAULTS[1]],
+                                  "order_threshold": [o] * 4, "call_threshold": [c] * 4, "alone_threshold": [a]})
+
+
+@kernel
+def choose(n, k):
+    """C(n, k) as a float; 0 when k < 0 or n < k."""
+    if k < 0 or n < k:
+        return 0.0
+    v = 1.0
+    for i in range(k):
+        v = v * (n - i) / (i + 1)
+    return v
+
+
+@njit(cache=True, inline="always")
+def effective_suit(card, trump):
+    """The suit ``card`` follows under ``trump`` (the left bower is a trump)."""
+    return trump if rel_index(card, trump) >= 16 else card // 6
+
+
+@kernel
+def logic_card_prob(card, trump, hand, unseen, void_boost, near_void):
+    """System 1's probability that ``card`` of ``hand`` wins a trick under ``trump``, given
+    the ``unseen`` cards (see the section comment)."""
+    n = 0
+    h = 0
+    n_s = 0
+    n_t = 0
+    s = effective_suit(card, trump)
+    r = rel_index(card, trump)
+    m = unseen
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n += 1
+        es = effective_suit(c, trump)
+        if es == s:
+            n_s += 1
+            if rel_index(c, trump) > r:
+                h += 1
+        if es == trump:
+            n_t += 1
+    k = 10 if n >= 10 else n
+    p = choose(n - h, k) / choose(n, k)
+    if s != trump:
+        q = (choose(n - n_s, 5) - choose(n - n_s - n_t, 5)) / choose(n, 5)
+        return p * (1.0 - q) * (1.0 - q)
+    voids = 0.0
+    for x in range(4):
+        if x == trump:
+            continue
+        held = 0
+        m = hand
+        while m != ZERO:
+            c = lowest(m)
+            m &= m - ONE
+            if effective_suit(c, trump) == x:
+                held += 1
+        if held == 0:
+            voids += 1.0
+        elif held == 1:
+            voids += near_void
+    return p + (1.0 - p) * (1.0 - (1.0 - void_boost) ** voids)
+
+
+@njit(cache=True, inline="always")
+def _unseen(hand, known):
+    return ((ONE << np.uint64(24)) - ONE) & ~hand & ~known
+
+
+@kernel
+def logic_hand_value(params, lo, hand, trump, known):
+    """System 1's expected tricks of ``hand`` under ``trump``; ``known``: other cards the
+    seat has seen (the turned card, the dealer's discard)."""
+    g0, g1, g2 = logic_group_totals(params, lo, hand, trump, known)
+    return g0 + g1 + g2
+
+
+@kernel
+def logic_group_totals(params, lo, hand, trump, known):
+    """System 1's probabilities of ``hand`` summed per group (other, shadow, trump)."""
+    return card_group_totals(params, lo, hand, trump, known, True)
+
+
+@kernel
+def logic_worst_card(params, lo, hand, trump):
+    """The card of ``hand`` (the dealer's six) with the lowest system-1 probability (ties:
+    the lowest card id)."""
+    return least_card(params, lo, hand, trump, True)
+
+
+@kernel
+def logic_play_hand(params, lo, hand, up, pos):
+    """(hand, known) a round-1 maker would play with: the dealer takes the turned card and
+    sheds its least likely winner; the others keep their hand, the turned card seen."""
+    trump = up // 6
+    if pos == 0:
+        h6 = hand | bit(up)
+        w = logic_worst_card(params, lo, h6, trump)
+        return h6 & ~bit(w), bit(w)
+    return hand, bit(up)
+
+
+@kernel
+def logic_round1_value(params, lo, hand, up, pos):
+    """System 1's round-1 value, the turned card as ``linear`` counts it: the dealer's hand
+    after taking it; its partner + 0.5 x the turned card's probability, an opponent - 0.5 x."""
+    trump = up // 6
+    ph, known = logic_play_hand(params, lo, hand, up, pos)
+    value = logic_hand_value(params, lo, ph, trump, known)
+    if pos == 0:
+        return value
+    h6 = hand | bit(up)
+    vu = logic_card_prob(up, trump, h6, _unseen(h6, ZERO), params[lo + _LOGIC_BOOST], params[lo + _LOGIC_NEAR])
+    return value + 0.5 * vu if pos == 2 else value - 0.5 * vu
+
+
+@kernel
+def logic_profile_predict(params, lo, hi, ctx, hand, trump, known):
+    """System 2: the kernel-weighted (pass, make, alone) outcome of the hand's profile of
+    system 1's group totals."""
+    k_n = (hi - lo - _LP_PROF) // (3 + N_CTX * N_OUT)
+    g0, g1, g2 = logic_group_totals(params, lo, hand, trump, known)
+    return profile_vote(params, lo + _LP_PROF, k_n, params[lo + _LP_BW], ctx, g0, g1, g2)
+
+
+@kernel
+def logic_order(kind, params, lo, hi, seat, hand, pub):
+    """Round 1 of systems 1 and 2: order up the turned card."""
+    up = pub[UPCARD]
+    pos = _pos(seat, pub)
+    if kind == BID_LOGIC:
+        return logic_round1_value(params, lo, hand, up, pos) >= params[lo + _LOGIC_ORDER + pos]
+    ph, known = logic_play_hand(params, lo, hand, up, pos)
+    p_pass, p_make, p_alone = logic_profile_predict(params, lo, hi, pos, ph, up // 6, known)
+    return max(p_make, p_alone) > p_pass
+
+
+@kernel
+def logic_call(kind, params, lo, hi, seat, hand, pub, must_call):
+    """Round 2 of systems 1 and 2: the best suit other than the turned card's, or -1."""
+    banned = pub[UPCARD] // 6
+    known = bit(pub[UPCARD])
+    pos = _pos(seat, pub)
+    best = -1
+    best_v = -1e18
+    for s in range(4):
+        if s == banned:
+            continue
+        if kind == BID_LOGIC:
+            v = logic_hand_value(params, lo, hand, s, known)
+        else:
+            p_pass, p_make, p_alone = logic_profile_predict(params, lo, hi, 4 + pos, hand, s, known)
+            v = max(p_make, p_alone) - p_pass
+        if v > best_v:
+            best_v = v
+            best = s
+    if must_call:
+        return best
+    ok = best_v >= params[lo + _LOGIC_CALL + pos] if kind == BID_LOGIC else best_v > 0.0
+    return best if ok else PASS
+
+
+@kernel
+def logic_alone(kind, params, lo, hi, seat, hand, pub, trump):
+    """Whether a maker of systems 1 and 2 goes alone (``hand``: its hand for the play)."""
+    known = bit(pub[UPCARD]) & ~hand
+    if kind == BID_LOGIC:
+        return logic_hand_value(params, lo, hand, trump, known) >= params[lo + _LOGIC_ALONE]
+    ctx = _pos(seat, pub) if _round1_was_ordered(pub) else 4 + _pos(seat, pub)
+    p_pass, p_make, p_alone = logic_profile_predict(params, lo, hi, ctx, hand, trump, known)
+    return p_alone > p_make

@@ -96,7 +96,7 @@ for _name, _kind, _what in (("markov", KIND_MARKOV, "Markov(tau): High when the 
 
 # ------------------------------------------------------------------ Euchre table bidders
 
-for _name in ("linear", "group", "profile", "context"):
+for _name in ("linear", "group", "profile", "context", "logic", "logic_profile"):
     register_parametric(ParametricKind(
         f"euchre_{_name}_bidder", f"Euchre {_name} table bidder (evolve.agents.bidding.euchre_tables): "
         + euchre_bidding.DESCRIBE[_name], "bid", lambda game, n=_name: euchre_bidding.KINDS[n],

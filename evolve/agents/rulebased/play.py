@@ -9,7 +9,7 @@ Numba loop.
 Parameters (``params[lo:hi]``, float64), the same header for every kind:
 ``[tau, rule, values...]`` where ``tau`` is the Markov threshold, ``rule`` 0 = the correct
 "can win" test, 1 = the Euchre study's test (compare fixed strength scores only), and
-``values`` (Markov and Hybrid only) the Markov card values ``[mode, card]`` flattened,
+``values`` (Markov, Markov2, Hybrid and Hybrid2 only) the Markov card values ``[mode, card]`` flattened,
 ``n_modes * n_cards`` numbers (see ``evolve.agents.rulebased.markov``).
 
 Kinds and rules:
@@ -32,8 +32,10 @@ Kinds and rules:
   the trump card is a random card of the deck whose holder is unknown: it is unseen for
   everyone but its holder. A dealer's other Euchre discard is not in ``pub`` and so
   counts as unseen even for the dealer.
-- 16 Markov2(tau): as Markov, value(card) = the number of ordered completions of the
-  current trick with unseen cards in which the card, played now, wins.
+- 16 Markov2(tau): following, as Markov with value(card) = the number of ordered
+  completions of the current trick with unseen cards in which the card, played now, wins;
+  leading, exactly as Markov (the Euchre paper, Section 3.3: "When leading a trick,
+  Markov2 behaves identically to Markov"), so it carries Markov's card values too.
 - 17 Hybrid(tau) / 18 Hybrid2(tau): Markov / Markov2 ratio >= tau: CoopHighLow, else
   CardCounting.
 - 19 ObligatedTrump: void in the led suit -> a random legal trump if holding one, else a
@@ -66,6 +68,9 @@ Kinds and rules:
 - 23 ThirdHandHigh: the Sueca thesis's Always High variant of its Table 5.2 ("as third
   player", Bridge's third hand high): the third card of a trick is AlwaysHigh's card,
   every other card a random legal card.
+- 24 Markov2 / 25 Hybrid2 with ``lead=completions``: this project's first Markov2, which
+  also leads by completions of the trick (the led card's value = ordered triples of unseen
+  cards below it) instead of by Markov's values; kept by name for comparison.
 """
 
 from __future__ import annotations
@@ -119,6 +124,8 @@ KIND_ALWAYS_HIGH = 20
 KIND_JASS = 21
 KIND_OBLIGATED_TRUMP_LEAD = 22
 KIND_THIRD_HAND_HIGH = 23
+KIND_MARKOV2_COMPLETIONS = 24
+KIND_HYBRID2_COMPLETIONS = 25
 
 # parameter header (offsets from lo)
 P_TAU = 0
@@ -354,7 +361,8 @@ def completion_value(rules, mode, pub, card, pool, wkey, led, remaining):
 
 @kernel
 def markov2_ratio(rules, mode, seat, hand, pub):
-    """Markov2: completion values of the own hand / those of the unseen cards."""
+    """Markov2's completion ratio: completion values of the own hand / those of the unseen
+    cards (leading: completions of the lead; ``markov2_lead_ratio`` leads as Markov)."""
     pool = unseen_mask(rules, seat, hand, pub)
     n = pub[NPLAYED]
     remaining = pub[N_ACTIVE] - n - 1
@@ -378,6 +386,24 @@ def markov2_ratio(rules, mode, seat, hand, pub):
     if other <= 0.0:
         return np.inf if own > 0.0 else 0.0
     return own / other
+
+
+@kernel
+def markov2_lead_ratio(rules, mode, params, lo, seat, hand, pub):
+    """Markov2 as the Euchre paper states it: leading, Markov's ratio (card values
+    ``params``); following, the completion ratio of the current trick."""
+    if pub[NPLAYED] == 0:
+        return markov_ratio(rules, mode, params, lo, seat, hand, pub)
+    return markov2_ratio(rules, mode, seat, hand, pub)
+
+
+@kernel
+def markov2_kind_ratio(kind, rules, mode, params, lo, seat, hand, pub):
+    """The ratio a Markov2 / Hybrid2 kind decides on: the paper's (``markov2_lead_ratio``),
+    or with ``lead=completions`` (kinds 22, 23) the completion ratio throughout."""
+    if kind == KIND_MARKOV2_COMPLETIONS or kind == KIND_HYBRID2_COMPLETIONS:
+        return markov2_ratio(rules, mode, seat, hand, pub)
+    return markov2_lead_ratio(rules, mode, params, lo, seat, hand, pub)
 
 
 # ----------------------------------------------------------------------------- Sueca study
@@ -599,22 +625,23 @@ def rule_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs):
         return coophighlow_card(rules, mode, seat, legal, pub, study)
     if kind == KIND_CARDCOUNTING:
         return cardcounting_card(rules, mode, seat, hand, legal, pub, study)
-    if (kind == KIND_MARKOV or kind == KIND_HYBRID) and hi - lo < P_VALUES + rules[P_N_MODES] * rules[P_N_CARDS]:
-        raise ValueError("Markov and Hybrid agents need parameters [tau, rule, values[mode, card]...]")
+    if (kind == KIND_MARKOV or kind == KIND_HYBRID or kind == KIND_MARKOV2 or kind == KIND_HYBRID2) and \
+            hi - lo < P_VALUES + rules[P_N_MODES] * rules[P_N_CARDS]:
+        raise ValueError("Markov, Markov2 and Hybrid agents need parameters [tau, rule, values[mode, card]...]")
     if kind == KIND_MARKOV:
         if markov_ratio(rules, mode, params, lo, seat, hand, pub) >= tau:
             return high_card(rules, mode, legal)
         return low_card(rules, mode, legal)
-    if kind == KIND_MARKOV2:
-        if markov2_ratio(rules, mode, seat, hand, pub) >= tau:
+    if kind == KIND_MARKOV2 or kind == KIND_MARKOV2_COMPLETIONS:
+        if markov2_kind_ratio(kind, rules, mode, params, lo, seat, hand, pub) >= tau:
             return high_card(rules, mode, legal)
         return low_card(rules, mode, legal)
     if kind == KIND_HYBRID:
         if markov_ratio(rules, mode, params, lo, seat, hand, pub) >= tau:
             return coophighlow_card(rules, mode, seat, legal, pub, study)
         return cardcounting_card(rules, mode, seat, hand, legal, pub, study)
-    if kind == KIND_HYBRID2:
-        if markov2_ratio(rules, mode, seat, hand, pub) >= tau:
+    if kind == KIND_HYBRID2 or kind == KIND_HYBRID2_COMPLETIONS:
+        if markov2_kind_ratio(kind, rules, mode, params, lo, seat, hand, pub) >= tau:
             return coophighlow_card(rules, mode, seat, legal, pub, study)
         return cardcounting_card(rules, mode, seat, hand, legal, pub, study)
     if kind == KIND_OBLIGATED_TRUMP:

@@ -23,10 +23,12 @@ from evolve.agents.rulebased.play import (
     KIND_HIGHLOW,
     KIND_HYBRID,
     KIND_HYBRID2,
+    KIND_HYBRID2_COMPLETIONS,
     KIND_JASS,
     KIND_LOW,
     KIND_MARKOV,
     KIND_MARKOV2,
+    KIND_MARKOV2_COMPLETIONS,
     KIND_OBLIGATED_TRUMP,
     KIND_OBLIGATED_TRUMP_LEAD,
     KIND_THIRD_HAND_HIGH,
@@ -39,6 +41,7 @@ from evolve.games.options import Option
 ALL_GAMES = ("spades", "euchre", "sueca", "jass")
 RULES = ("correct", "study")
 VALUES = ("count", "strength")
+LEADS = ("markov", "completions")
 
 _BIDDER = dict(BIDDER_OPTIONS)
 _RULE = {"rule": Option("correct", "'can win' test: correct (trick keys) | study (the Euchre study's fixed "
@@ -46,6 +49,11 @@ _RULE = {"rule": Option("correct", "'can win' test: correct (trick keys) | study
 _TAU = {"tau": Option("0.25", "threshold on the Markov ratio (a number >= 0)")}
 _VALUES = {"values": Option("count", "Markov card values: count (ordered 4-card tricks the card wins, exact) | "
                             "strength (the game's strength score)", VALUES)}
+_LEAD = {"lead": Option("markov", "leading a trick: markov (Markov's ratio on its card values, as the Euchre paper "
+                        "states) | completions (completions of the lead from the unseen cards, this project's first "
+                        "Markov2)", LEADS)}
+# lead=completions: the kind of the first Markov2 / Hybrid2
+_COMPLETIONS_KIND = {KIND_MARKOV2: KIND_MARKOV2_COMPLETIONS, KIND_HYBRID2: KIND_HYBRID2_COMPLETIONS}
 
 
 def _tau(opts: dict, name: str) -> float:
@@ -75,21 +83,24 @@ def rule_params(game, tau: float = 0.25, rule: str = "correct", values: str | np
     return np.concatenate([head, np.asarray(table, np.float64).ravel()])
 
 
-def _maker(name: str, kind: int, *, tau: bool = False, rule: bool = False, values: bool = False):
+def _maker(name: str, kind: int, *, tau: bool = False, rule: bool = False, values: bool = False,
+           lead: bool = False):
     def make(opts: dict, game) -> AgentSpec:
         bid_kind, bid_params = bidder_from(opts, game)
+        play_kind = _COMPLETIONS_KIND[kind] if lead and opts["lead"] == "completions" else kind
         params = rule_params(
             game,
             _tau(opts, name) if tau else 0.25,
             opts["rule"] if rule else "correct",
             opts["values"] if values else None,
         )
-        return AgentSpec(name, kind, params, bid_kind, bid_params)
+        return AgentSpec(name, play_kind, params, bid_kind, bid_params)
 
     return make
 
 
-def _define(name: str, kind: int, describe: str, games=ALL_GAMES, *, tau=False, rule=False, values=False):
+def _define(name: str, kind: int, describe: str, games=ALL_GAMES, *, tau=False, rule=False, values=False,
+            lead=False):
     options = dict(_BIDDER)
     if tau:
         options.update(_TAU)
@@ -97,7 +108,10 @@ def _define(name: str, kind: int, describe: str, games=ALL_GAMES, *, tau=False, 
         options.update(_VALUES)
     if rule:
         options.update(_RULE)
-    return register(AgentDef(name, describe, _maker(name, kind, tau=tau, rule=rule, values=values), options, games))
+    if lead:
+        options.update(_LEAD)
+    return register(AgentDef(name, describe, _maker(name, kind, tau=tau, rule=rule, values=values, lead=lead),
+                             options, games))
 
 
 _NO_PARTNER = " Cut-throat Spades has no partner: there it plays as HighLow."
@@ -115,11 +129,12 @@ _define("cardcounting", KIND_CARDCOUNTING, "the Euchre paper's card counter: tra
 _define("markov", KIND_MARKOV, "High when (Markov values of the hand) / (values of the unseen cards) >= tau, "
         "else Low; values = ordered 4-card tricks each card wins; every game", tau=True, values=True)
 _define("markov2", KIND_MARKOV2, "as markov with value = completions of the current trick (from unseen "
-        "cards) that the card wins; every game", tau=True)
+        "cards) that the card wins; leading, exactly as markov (the Euchre paper's Section 3.3; lead=completions: "
+        "the first Markov2, completions of the lead); every game", tau=True, values=True, lead=True)
 _define("hybrid", KIND_HYBRID, "Markov ratio >= tau: CoopHighLow, else CardCounting; every game."
         + _NO_PARTNER, tau=True, values=True, rule=True)
-_define("hybrid2", KIND_HYBRID2, "Markov2 ratio >= tau: CoopHighLow, else CardCounting; every game."
-        + _NO_PARTNER, tau=True, rule=True)
+_define("hybrid2", KIND_HYBRID2, "Markov2 ratio >= tau (leading: Markov's; lead=completions as markov2): "
+        "CoopHighLow, else CardCounting; every game." + _NO_PARTNER, tau=True, values=True, rule=True, lead=True)
 _define("obligated_trump", KIND_OBLIGATED_TRUMP, "Sueca study: void in the led suit, a random trump if "
         "holding one, else a random legal card. Plays every game; in Jass Obe-abe/Une-ufe (no trump) it is random")
 _define("always_high", KIND_ALWAYS_HIGH, "Sueca study: the legal card of highest trick rank whatever its "
