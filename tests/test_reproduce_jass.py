@@ -59,7 +59,7 @@ def test_tdmcts_schedule_is_the_papers_example():
 
 
 def test_tdmcts_is_reproducible_and_differs_from_dmcts():
-    seats = ["tdmcts:factor=2,iterations=30,bidder=simple", "jass_rule_based:bidder=simple"]
+    seats = ["tdmcts:factor=2,iterations=30,bidder=simple", "tdmcts:determinizations=2,iterations=30,bidder=graf"]
     a = evolve.play("jass", seats, 24, seed=4, record=True)
     b = evolve.play("jass", seats, 24, seed=4, record=True, workers=2)
     assert (a.plays == b.plays).all()
@@ -165,3 +165,52 @@ def test_pyschieber_seats_in_matrices_and_bad_options():
         parse_seat("pyschieber", make_game("spades"))
     with pytest.raises(UsageError, match="decides only jass"):
         parse_seat("random:bidder=simple_rb", make_game("euchre"))
+
+
+def _tree(children):
+    """Search work memory holding one root whose children are (move, visits, total return)."""
+    from evolve.agents.search.card_search import N_TOTAL, N_VISITS, NODE_STRIDE, OFF_TREE, _new_node
+
+    work = np.zeros(OFF_TREE + NODE_STRIDE * (len(children) + 1))
+    iw = work.view(np.int64)
+    _new_node(iw, work, 0, -1, -1, -1)
+    for n, (move, visits, total) in enumerate(children, 1):
+        a = _new_node(iw, work, n, move, 0, 0)
+        work[a + N_VISITS], work[a + N_TOTAL] = visits, total
+    return work, iw
+
+
+def test_tdmcts_vote_is_mean_times_votes_of_the_most_visited_moves():
+    """Each tree votes for its most visited root move (ties: the larger total) with that
+    move's mean; a move's score is the sum, mean x votes (Section 6.1). Summing N x Q, as
+    DMCTS does, or voting for the best mean would pick another move here."""
+    from evolve.agents.search.card_search import OFF_SUM, vote_root
+
+    trees = [
+        [(3, 10, 6.0), (5, 10, 8.0), (7, 4, 3.6)],      # a tie on visits: 5 (the larger total), mean 0.8
+        [(3, 12, 6.0), (5, 6, 5.4), (7, 2, 1.9)],       # 3 (most visited), mean 0.5, though 7's mean is 0.95
+        [(3, 12, 6.6), (5, 8, 6.0)],                    # 3, mean 0.55
+    ]
+    sums = np.zeros(64)
+    for children in trees:
+        work, iw = _tree(children)
+        vote_root(work, iw)
+        sums += work[OFF_SUM:OFF_SUM + 64]
+    assert sums[3] == pytest.approx(1.05) and sums[5] == pytest.approx(0.8) and sums[7] == 0.0
+    assert int(np.argmax(sums)) == 3
+    n_x_q = {m: sum(t for tree in trees for mm, _, t in tree if mm == m) for m in (3, 5, 7)}
+    assert max(n_x_q, key=n_x_q.get) != 3       # DMCTS's sum would play 5
+
+
+def test_tdmcts_fixed_count_is_the_schedule_where_they_meet():
+    """``determinizations=8`` grows exactly the trees ``factor=1`` grows in the first trick
+    (1 x the 8 tricks after it), so four such seats play every first trick alike; 7 trees
+    do not (I-DMCTS, Section 6.2: a fixed count of trees, whatever the trick)."""
+    def first_tricks(seat):
+        r = evolve.play("jass", [seat + ",iterations=20,bidder=simple"] * 4, 16, seed=6, record=True)
+        return r.plays[:, :4]
+
+    scheduled = first_tricks("tdmcts:factor=1")
+    assert (first_tricks("tdmcts:determinizations=8") == scheduled).all()
+    assert (first_tricks("tdmcts:determinizations=7") != scheduled).any()
+    assert (first_tricks("tdmcts:factor=1,determinizations=8") == scheduled).all()

@@ -330,7 +330,7 @@ def test_euchre_turned_card_is_in_the_dealers_hand_or_discarded():
 # ------------------------------------------------------------------ honesty: swap test
 
 SEARCH_SEATS = ["mc:shuffles=8,playouts=1", "ismcts:iterations=60", "dmcts:determinizations=3,iterations=30",
-                "tdmcts:factor=1,iterations=30"]
+                "tdmcts:factor=1,iterations=30", "tdmcts:determinizations=3,iterations=30"]
 # agents of other packages (evolve.agents.external), played on tables: Jass only
 EXTERNAL_SEATS = {"jass": ["pyschieber:player=challenge,trump=own", "pyschieber:player=greedy"]}
 PERFECT_SEATS = ["perfect_mc:shuffles=8,playouts=1", "perfect_dmcts:determinizations=1,iterations=60"]

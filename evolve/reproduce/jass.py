@@ -47,7 +47,8 @@ TRUMP_NET = "champion:populations/jass_trump/champion.npz@champion:populations/j
 TRUMP = "bidder=simple"            # the ranked rule for every seat whose trump choice is not under test
 
 # Figure 3's bots (Section 8.3) as our seats; every search calls trump with the ranked rule
-I_DMCTS = f"dmcts:determinizations=10,iterations=100,{TRUMP}"
+# I-DMCTS (Section 6.2): T-DMCTS's trees and vote with a fixed number of trees and iterations
+I_DMCTS = f"tdmcts:determinizations=10,iterations=100,{TRUMP}"
 T_DMCTS = f"tdmcts:factor=15,iterations=50,{TRUMP}"
 BOTS = {
     "I-DMCTS": I_DMCTS,
@@ -140,7 +141,7 @@ def _table1(ctx) -> list[Cell]:
                 out.append(_cell("table1", row, col, seed, None, why if seed else "the paper's own 'very costly'"))
                 continue
             n = DOUBLE_ROUNDS if budget <= TABLE1_FULL_BUDGET else TABLE1_REDUCED_DOUBLE_ROUNDS
-            a = f"dmcts:determinizations={d},iterations={it},c=1.5,{TRUMP}"
+            a = f"tdmcts:determinizations={d},iterations={it},c=1.5,{TRUMP}"
             r = _pairing(ctx, a, NET, n)
             note = "" if n == DOUBLE_ROUNDS else f"{n} double rounds (budget)"
             out.append(_cell("table1", row, col, seed, r, note, differs=_opponent_reason(r, seed[0], note)))
@@ -195,12 +196,12 @@ def _figure4(ctx) -> list[Cell]:
     for scale in FIG4_SCALES:
         budget = 800_000 // scale
         for d, it in zip(FIG4_DETERMINIZATIONS, FIG4_ITERATIONS):
-            a = f"dmcts:determinizations={d // scale},iterations={it},{TRUMP}"
+            a = f"tdmcts:determinizations={d // scale},iterations={it},{TRUMP}"
             r = _pairing(ctx, a, NET)
             out.append(_cell("figure4", f"{d:,} x {it} / {scale}", f"d x i, budget {budget:,}", None, r,
                              "no figure in the paper's text (a plot)", seat=a))
     for c in FIG4_C:
-        a = f"dmcts:determinizations=10,iterations=100,c={c},{TRUMP}"
+        a = f"tdmcts:determinizations=10,iterations=100,c={c},{TRUMP}"
         r = _pairing(ctx, a, NET)
         out.append(_cell("figure4", f"c = {c}", "10 x 100 (the paper: 1000 x 1000)", None, r,
                          "no figure in the paper's text (a plot)", seat=a))
@@ -215,7 +216,9 @@ _SETUP = (f"{DOUBLE_ROUNDS} double rounds per pairing (the paper's 10 games of 1
 
 register(Reproduction(
     "jass", "table1", "I-DMCTS (determinizations x iterations, c = 1.5) against DNN", "Table 1 (Section 8.1)", _table1,
-    notes=(_SETUP, _STAND_INS, f"every seat calls trump with the ranked rule ({TRUMP})",
+    notes=(_SETUP, _STAND_INS, f"every seat calls trump with the ranked rule ({TRUMP}); I-DMCTS = "
+           "tdmcts:determinizations=D,iterations=I,c=1.5: D trees at every decision combined by T-DMCTS's vote (our "
+           "reading of Section 6.2: the same bot with counts instead of the time budget)",
            f"budget: cells up to {TABLE1_FULL_BUDGET:,} iterations per decision play 500 double rounds, up to "
            f"{TABLE1_REDUCED_BUDGET:,} on {TABLE1_REDUCED_DOUBLE_ROUNDS}; the larger cells are listed with their cost "
            f"(about {ITERATIONS_PER_SECOND / 1e6:.1f}M iterations per second on one core here)")))

@@ -26,7 +26,8 @@ Kinds and parameter vectors (``params[lo:hi]``):
 - ``KIND_TDMCTS`` (34): ``[factor F, iterations I, c, ticks]``: the Jass paper's T-DMCTS
   (Section 6.1): F x (tricks after the current one) determinizations, one UCT tree each as
   in DMCTS; each tree votes for its most visited root move with that move's mean return;
-  the move with the largest mean x votes is played.
+  the move with the largest mean x votes is played. A first parameter -D plays D trees
+  whatever the trick (the paper's I-DMCTS, Section 6.2).
 
 Returns: the seat's side's result at the end of the deal (tricks in Spades and Euchre,
 side tricks in partnership games, own tricks in cut-throat Spades; card points in Sueca
@@ -598,15 +599,31 @@ def scheduled_determinizations(factor, n_tricks, trick):
 
 
 @kernel
+def vote_root(work, iw):
+    """T-DMCTS's vote of one tree (the Jass paper, Section 6.1): its robust child, the most
+    visited root move (ties: the larger total return), adds its mean return to the move's
+    ``work[OFF_SUM + move]``; summed over the trees, a move scores its mean x its votes."""
+    best, best_n, best_w = -1, -1.0, -1.0
+    ch = iw[OFF_TREE + N_CHILD]
+    while ch >= 0:
+        b = OFF_TREE + NODE_STRIDE * ch
+        if work[b + N_VISITS] > best_n or (work[b + N_VISITS] == best_n and work[b + N_TOTAL] > best_w):
+            best, best_n, best_w = iw[b + N_MOVE], work[b + N_VISITS], work[b + N_TOTAL]
+        ch = iw[b + N_SIBLING]
+    work[OFF_SUM + best] += best_w / best_n
+
+
+@kernel
 def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw, vote=False):
     """DMCTS (``KIND_DMCTS``: D trees, summed N x Q) and T-DMCTS (``vote``: ``KIND_TDMCTS``,
     the Jass paper's Section 6.1: params[lo] is the determinization factor F, D = F x the
-    tricks still to come after this one; each tree votes for its most visited root move
-    with that move's mean return, and the move with the largest sum of its votes' returns,
-    i.e. mean x number of votes, is played)."""
+    tricks still to come after this one, or -D for D trees whatever the trick, its I-DMCTS
+    of Section 6.2; each tree votes for its most visited root move with that move's mean
+    return, and the move with the largest sum of its votes' returns, i.e. mean x number of
+    votes, is played)."""
     n_det = np.int64(params[lo]) if hi > lo else 10
-    if vote:
-        n_det = scheduled_determinizations(n_det, rules[P_N_TRICKS], pub[TRICK])
+    if vote:        # a negative first parameter: -D fixed trees (I-DMCTS), else the factor of the schedule
+        n_det = -n_det if n_det < 0 else scheduled_determinizations(n_det, rules[P_N_TRICKS], pub[TRICK])
     n_iter = np.int64(params[lo + 1]) if hi > lo + 1 else 100
     c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
     if n_det < 1 or n_iter < 1:
@@ -668,15 +685,10 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
             # tree d may run until (d + 1) / D of the budget has passed
             if _spent(start, ticks // np.uint64(n_det) * np.uint64(d + 1)):
                 break
+        if vote:
+            vote_root(work, iw)
+            continue
         ch = iw[OFF_TREE + N_CHILD]
-        if vote:    # robust child: the most visited root move (ties: the larger total), and its mean
-            best, best_n, best_w = -1, -1.0, -1.0
-            while ch >= 0:
-                b = OFF_TREE + NODE_STRIDE * ch
-                if work[b + N_VISITS] > best_n or (work[b + N_VISITS] == best_n and work[b + N_TOTAL] > best_w):
-                    best, best_n, best_w = iw[b + N_MOVE], work[b + N_VISITS], work[b + N_TOTAL]
-                ch = iw[b + N_SIBLING]
-            work[OFF_SUM + best] += best_w / best_n
         while ch >= 0:
             b = OFF_TREE + NODE_STRIDE * ch
             work[OFF_SUM + iw[b + N_MOVE]] += work[b + N_TOTAL]     # N x Q of this tree

@@ -7,6 +7,7 @@ Seat strings::
     dmcts:determinizations=10,iterations=100,c=1.414
     ismcts:iterations=100,c=0.7
     tdmcts:factor=15,iterations=100      # the Jass paper's T-DMCTS: 15 x tricks to come trees, voted
+    tdmcts:determinizations=25,iterations=100   # its I-DMCTS: 25 trees at every decision, voted
 
     ismcts:seconds=0.05                  # a wall-clock budget per decision
 
@@ -147,10 +148,11 @@ def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -
 
 def _make_tdmcts(opts: dict, game) -> AgentSpec:
     f = _positive(opts, "factor", "tdmcts")
+    fixed = int(opts["determinizations"])
     i = _positive(opts, "iterations", "tdmcts")
     net = _value_net(opts, game, "tdmcts", False)
     depth = _positive(opts, "depth", "tdmcts")
-    return _spec("tdmcts", KIND_TDMCTS, [f, i, _exploration(opts, "tdmcts")], opts, game,
+    return _spec("tdmcts", KIND_TDMCTS, [-fixed if fixed > 0 else f, i, _exploration(opts, "tdmcts")], opts, game,
                  _tail(opts, game, "tdmcts", net, depth))
 
 
@@ -228,6 +230,8 @@ MAXVALUE_OPTIONS = {
 TDMCTS_OPTIONS = {
     "factor": Option(15, "determinization factor F: F x the tricks after the current one trees per decision "
                      "(the Jass paper's 15)", kind=int, minimum=1),
+    "determinizations": Option(0, "D > 0: D trees at every decision instead of the schedule (the paper's I-DMCTS, "
+                               "Section 6.2), combined by the same vote", kind=int, minimum=0),
     **{k: v for k, v in DMCTS_OPTIONS.items() if k != "determinizations"},
 }
 
