@@ -63,6 +63,7 @@ BOTS = {
     "Cheating MCTS": f"perfect_dmcts:determinizations=1,iterations=1000,{TRUMP}",
     "DNN": NET,
 }
+STAND_IN = "DNN = our best network available, the evolved jass_strong"
 NO_CARD_NET = "needs the DNN's card-distribution head (P-DMCTS / P-ISMCTS draw the hidden cards from it), not built yet"
 
 # Table 2's trump rules (Section 8.2) with the stand-in network's card play on every seat
@@ -80,7 +81,7 @@ SEARCH_DECISIONS_PER_DEAL = 16         # the searching side's decisions in a dea
 FIG4_ITERATIONS = (40, 160, 800, 1600)
 FIG4_DETERMINIZATIONS = (20_000, 5_000, 1_000, 500)
 FIG4_SCALES = (500, 250)
-FIG4_C = (0.5, 1.0, 1.5, 2.0)
+FIG4_C = (0.5, 1.0, 1.4142, 1.5, 2.0)      # the text names sqrt 2 (its best), 0.5 and 1.5; 1.0 and 2.0 ours
 
 
 def _pairing(ctx, a: str, b: str, double_rounds: int = DOUBLE_ROUNDS) -> dict:
@@ -136,7 +137,7 @@ def _table1(ctx) -> list[Cell]:
             row, col = f"{it} iterations", f"{d} determinizations"
             budget = d * it
             if budget > TABLE1_REDUCED_BUDGET:
-                why = (f"not played: {budget:,} iterations per decision, about {_cost_hours(budget):,.0f} h on one "
+                why = (f"not played: {budget:,} iterations per decision, about {_cost_hours(budget):,.1f} h on one "
                        "core here for 500 double rounds")
                 out.append(_cell("table1", row, col, seed, None, why if seed else "the paper's own 'very costly'"))
                 continue
@@ -215,7 +216,8 @@ _SETUP = (f"{DOUBLE_ROUNDS} double rounds per pairing (the paper's 10 games of 1
           "and the match bonus off, as in the paper (Section 5.3)")
 
 register(Reproduction(
-    "jass", "table1", "I-DMCTS (determinizations x iterations, c = 1.5) against DNN", "Table 1 (Section 8.1)", _table1,
+    "jass", "table1", f"I-DMCTS (determinizations x iterations, c = 1.5) against DNN ({STAND_IN})",
+    "Table 1 (Section 8.1)", _table1,
     notes=(_SETUP, _STAND_INS, f"every seat calls trump with the ranked rule ({TRUMP}); I-DMCTS = "
            "tdmcts:determinizations=D,iterations=I,c=1.5: D trees at every decision combined by T-DMCTS's vote (our "
            "reading of Section 6.2: the same bot with counts instead of the time budget)",
@@ -223,7 +225,8 @@ register(Reproduction(
            f"{TABLE1_REDUCED_BUDGET:,} on {TABLE1_REDUCED_DOUBLE_ROUNDS}; the larger cells are listed with their cost "
            f"(about {ITERATIONS_PER_SECOND / 1e6:.1f}M iterations per second on one core here)")))
 register(Reproduction(
-    "jass", "table2", "trump selection rules against the DNN's, DNN card play on every seat", "Table 2 (Section 8.2)",
+    "jass", "table2", f"trump selection rules against the DNN's, DNN card play on every seat ({STAND_IN})",
+    "Table 2 (Section 8.2)",
     _table2,
     notes=(_SETUP, _STAND_INS, "rows: bidder=random, simple_rb (our reading of the paper's Simple RB: the mode with "
            "the most certain tricks), simple (the ranked rule), search (UCB1 over the calls, 400 determinized "
@@ -233,7 +236,8 @@ register(Reproduction(
     unavailable="it is measured on the 4.8M card plays of the paper's validation set of human games (Swisslos' "
                 "online platform, not public) and its DNN; the text states no figure of it"))
 register(Reproduction(
-    "jass", "figure3", "card-play bots against DNN (a) and against T-DMCTS (b)", "Figure 3 (Section 8.3)", _figure3,
+    "jass", "figure3", f"card-play bots against DNN (a) and against T-DMCTS (b) ({STAND_IN})", "Figure 3 (Section 8.3)",
+    _figure3,
     notes=(_SETUP, _STAND_INS, "the paper's text gives no number of Figure 3 (it is a plot), so no cell is compared; "
            "the paper's Random chose trump with its DNN, ours with the ranked rule, which Table 2 shows nearly as "
            "good (49.26 against 50)",
@@ -243,9 +247,11 @@ register(Reproduction(
            "Cheating MCTS (perfect_dmcts) is a perfect-information upper bound: it sees every seat's hidden hand on "
            "purpose, as the paper's does (not an honest player)")))
 register(Reproduction(
-    "jass", "figure4", "I-DMCTS allocations d x i of one budget, and exploration constants, against DNN Max. Policy",
+    "jass", "figure4", "I-DMCTS allocations d x i of one budget, and exploration constants, against DNN Max. Policy "
+    f"({STAND_IN})",
     "Figure 4 (Section 8.1)", _figure4,
     notes=(_SETUP, _STAND_INS, "the paper's budget of 800K iterations per decision scaled down: determinizations / "
            f"{FIG4_SCALES[0]} and / {FIG4_SCALES[1]} (budgets {800_000 // FIG4_SCALES[0]:,} and "
            f"{800_000 // FIG4_SCALES[1]:,}); 5K x 160 is our guess at its unnamed fourth allocation; the exploration "
-           f"constants at 10 x 100 (the paper: 1000 x 1000); the text gives no figure, so none is compared")))
+           "constants at 10 x 100 (the paper: 1000 x 1000; its text names sqrt 2, its best, 0.5 and 1.5, not its "
+           f"fourth: we add 1.0 and 2.0); the text gives no figure, so none is compared")))
