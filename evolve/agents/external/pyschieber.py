@@ -16,9 +16,9 @@ Rules. pyschieber's legality forbids one card ours allows (its quirk,
 ``pyschieber/rules/stich_rules.py`` ``does_under_trumpf``): a hand of only trumps must
 overtrump when it can, where the standard rule (ours, jass-kit's and Swisslos') lets it
 play any trump. Its players choose from pyschieber's allowed cards, a subset of ours, so
-every card they play is legal here; in that one position they never undertrump, which
-can only cost them. Weis and Stöck play no part (pyschieber scores neither by default and
-our Jass has neither).
+every card they play is legal here; in that one position they never undertrump (a
+narrower choice than ours, which the adapter leaves as pyschieber has it). Weis and Stöck
+play no part (pyschieber scores neither by default and our Jass has neither).
 
 Random choices. ChallengePlayer falls back on ``random.choice`` of Python's global
 generator; the adapter lends it a ``random.Random`` seeded from the seat's own stream at
