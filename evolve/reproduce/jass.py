@@ -164,8 +164,8 @@ def _table2(ctx) -> list[Cell]:
         a = f"champion:populations/jass_strong/champion.npz@{bidder}"
         r = _pairing(ctx, a, TRUMP_NET)
         if row == "Random":
-            why = ("our evolved trump table (the DNN's stand-in) and card play differ from the paper's; random trump "
-                   "costs about as much against either")
+            why = ("trump opponent: our evolved trump table, weaker than the paper's trump network (82% accurate on "
+                   "human choices), so a random call loses less against it; the card play is our network's too")
         else:
             why = ("trump opponent: our evolved trump table, not the paper's trump network (82% accurate on human "
                    "choices)" + ("; our Simple RB is our reading of one sentence" if bidder == "simple_rb" else ""))
