@@ -42,6 +42,7 @@ BUDGETS = {
     "maxvalue": "samples=3",
     "perfect_mc": "shuffles=3,playouts=2",
     "perfect_dmcts": "determinizations=2,iterations=12",
+    "tdmcts": "factor=1,iterations=12",
 }
 
 

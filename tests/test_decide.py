@@ -212,7 +212,7 @@ def test_every_registered_agent_and_bidder_decides(game, seat, options):
     """Every registered agent (card play) and bidder takes a legal decision at every kind
     of decision of its game (search budgets cut to keep it quick)."""
     small = {"mc": "mc:shuffles=3,playouts=1", "dmcts": "dmcts:iterations=10", "ismcts": "ismcts:iterations=10",
-             "maxvalue": "maxvalue:samples=3"}
+             "maxvalue": "maxvalue:samples=3", "tdmcts": "tdmcts:factor=1,iterations=10"}
     if seat.startswith("perfect_"):
         # an observation holds one seat's view: the upper bounds that need every hand are refused
         with pytest.raises(evolve.core.errors.UsageError, match="perfect-information upper bound") as e:

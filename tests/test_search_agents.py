@@ -330,7 +330,10 @@ def test_euchre_turned_card_is_in_the_dealers_hand_or_discarded():
 # ------------------------------------------------------------------ honesty: swap test
 
 SEARCH_SEATS = ["mc:shuffles=8,playouts=1", "ismcts:iterations=60", "dmcts:determinizations=3,iterations=30",
-                "mc:variant=normal,shuffles=4,playouts=2,shuffle=per_card,ties=random"]
+                "mc:variant=normal,shuffles=4,playouts=2,shuffle=per_card,ties=random",
+                "tdmcts:factor=1,iterations=30", "tdmcts:determinizations=3,iterations=30"]
+# agents of other packages (evolve.agents.external), played on tables: Jass only
+EXTERNAL_SEATS = {"jass": ["pyschieber:player=challenge,trump=own", "pyschieber:player=greedy"]}
 PERFECT_SEATS = ["perfect_mc:shuffles=8,playouts=1", "perfect_dmcts:determinizations=1,iterations=60",
                  "perfect_mc:variant=normal,shuffles=4,playouts=2,shuffle=per_card,ties=random"]
 SWAPS = [
@@ -345,7 +348,7 @@ SWAPS = [
 def test_swapping_hidden_hands_never_changes_the_decision(game_name, options, swap):
     """Seat 0 leads trick 1 (dealer 3). Every permutation of the other seats' hands gives
     the same observation, the same random streams and so the same first card."""
-    for agent in SEARCH_SEATS:
+    for agent in SEARCH_SEATS + EXTERNAL_SEATS.get(game_name, []):
         for group in _first_cards_under_swaps(game_name, options, swap, agent):
             assert len(set(group)) == 1, (agent, group)
 

@@ -8,5 +8,8 @@ from evolve.agents.registry import AGENTS, AgentDef, AgentSpec, pack_seats, pars
 from evolve.agents.rulebased import register as _rulebased  # noqa: F401  (registers the rule-based baselines)
 from evolve.agents.search import register as _search  # noqa: F401  (registers mc, dmcts, ismcts, maxvalue, perfect_*)
 
+# isort: split
+from evolve.agents.external import register as _external  # noqa: F401  (registers pyschieber)
+
 __all__ = ["AGENTS", "AgentDef", "AgentSpec", "Champion", "load_champion", "pack_seats", "parse_seat", "parse_seats",
            "register"]

@@ -29,7 +29,8 @@ The bidding hooks' signatures are the contract with the games' deal kernels::
 Bidder kinds: 0 random, 1 simple, 2..8 the Euchre table bidders
 (``evolve.agents.bidding.euchre_tables``), 20 the Jass trump-choice table and 30 the
 Spades bid predictor (``evolve.agents.bidding.tables``; with their default numbers they
-are also the simple bidder of Jass and Spades), 40 the search bidder
+are also the simple bidder of Jass and Spades), 21 the Jass paper's Simple RB trump rule
+(``simple_rb``, same module), 40 the search bidder
 (``evolve.agents.bidding.search``). A kind a function does not handle falls through to the
 simple bidder. How to add an agent or a bidder: ``docs/extending.md``.
 """
@@ -54,10 +55,12 @@ from evolve.agents.bidding.euchre_tables import (
 )
 from evolve.agents.bidding.search import BID_SEARCH
 from evolve.agents.bidding.tables import (
+    BID_JASS_SURE,
     BID_JASS_TABLE,
     BID_SPADES_TABLE,
     JASS_RANKED,
     SPADES_RULE_OF_THUMB,
+    jass_sure_mode,
     jass_table_mode,
     spades_table_bid,
 )
@@ -271,6 +274,8 @@ def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
         return search_bidding.jass_mode(
             params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, may_push
         )
+    if kind == BID_JASS_SURE:
+        return jass_sure_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], hand, may_push)
     return jass_table_mode(_RANKED, 0, hand, may_push)
 
 

@@ -40,6 +40,9 @@ class AgentSpec:
     bid_params: np.ndarray = field(default_factory=lambda: np.zeros(0))
     work_size: int = 0  # float64 scratch the agent needs per decision (search agents)
     bidder: str = ""    # what bids and calls trump, for tables (``simple``, ``context``, ``evolved ...``)
+    # a seat decided in Python (``evolve.agents.external``): a factory of the object whose
+    # ``play(obs, rngs)`` / ``bid(obs, rngs)`` decide; ``evolve.play`` seats it on tables
+    python: Callable[[], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ def parse_seat(text: str, game) -> AgentSpec:
                          f"not {game.name}")
     opts = resolve_options(agent.options, given, f"agent {name!r}")
     spec = agent.make(opts, game)
-    if "bidder" in opts:
+    if "bidder" in opts and not spec.bidder:       # an agent that calls trump itself labels its own
         spec = replace(spec, bidder=resolve_bidder(opts["bidder"], game))
     return replace(spec, name=str(text).strip())
 

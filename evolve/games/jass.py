@@ -8,6 +8,9 @@ The forehand (seat after the dealer) declares a mode or pushes; after a push its
 must declare. The forehand leads either way. Legality: see ``rules.jass_legal``.
 Points as in ``docs/games.md``, last trick +5 (157). ``match_bonus``: all nine tricks +100.
 ``multipliers``: diamonds/hearts x1, spades/clubs x2, Obe/Une x3 on the hand score.
+Weis (melds) and Stöck (the trump king and queen) are not implemented: a deal scores its
+card points only, as in the Jass paper's experiments, which turned them off (its Section
+5.3), and as jass-kit and pyschieber score by default.
 """
 
 from __future__ import annotations

@@ -71,6 +71,8 @@ class Agent:
         self.work = np.zeros(max(self.spec.work_size, 1), np.float64)
         self.rngs = np.zeros(N_STREAMS, np.uint64)
         self._decide_card = card_decider(families_of([self.spec.play_kind]))
+        # an agent of another package decides in Python (evolve.agents.external)
+        self.python = self.spec.python() if self.spec.python is not None else None
         self.seed = checked_int(seed, "seed", 0)
         self._key = seed_key(self.seed)
         self.new_deal(0)
@@ -85,6 +87,8 @@ class Agent:
             self.seed = int(seed)
             self._key = seed_key(self.seed)
         seed_streams(self._key, np.int64(deal), self.rngs)
+        if getattr(self, "python", None) is not None:
+            self.python.new_deal()
         return self
 
     def _obs(self, obs) -> Observation:
@@ -105,6 +109,8 @@ class Agent:
         if st.decision != "card":
             raise ValueError(f"play() needs a play-phase observation; this one asks for a {st.decision} decision "
                              "(use bid())")
+        if self.python is not None:
+            return int(self.python.play(obs, self.rngs))
         legal = np.uint64(sum(1 << c for c in st.legal))
         hands = np.zeros(4, np.uint64)      # what the engine hands an honest agent: its own hand only
         hands[obs.seat] = st.hand
@@ -133,6 +139,8 @@ class Agent:
             return CALL_ALONE if alone else CALL_PARTNER
         if d == "discard":
             return int(choose_euchre_discard(k, p, seat, rules, hand, pub, rngs, np.int64(st.args["trump"])))
+        if d == "trump" and self.python is not None and self.python.bids:
+            return int(self.python.bid(obs, self.rngs))
         if d == "trump":
             return int(choose_jass_mode(k, p, seat, rules, hand, pub, rngs, st.args["may_push"]))
         raise ValueError("bid() needs a bidding-phase observation (phase 'bid'); this one asks for a card (use play())")

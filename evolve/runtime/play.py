@@ -174,6 +174,11 @@ def play(
       own (``evolve.agents.dispatch.FAMILIES``), so that every batch of a run plays on one
       kernel (``evolve.runtime.precompile``); the results do not depend on it.
     - ``options``: game options, e.g. ``partnership=True`` or ``setup="fixed_spades"``.
+
+    A batch that seats an agent decided in Python (``pyschieber:...``,
+    ``evolve.agents.external``) is played deal by deal on tables (``_play_on_tables``), with
+    the same deals, streams and result arrays; ``lockstep`` and ``engine_families`` do not
+    apply to it, and it cannot seat the perfect-information agents.
     """
     g = make_game(game, **options)
     specs = parse_seats(seats, g)
@@ -197,6 +202,8 @@ def play(
     if int(start) < 0:
         raise UsageError(f"start={start!r} is invalid; expected a non-negative integer")
     key = seed_key(seed)
+    if any(s.python is not None for s in specs):
+        return _play_on_tables(g, specs, seed, n_deals, start, given, dealers, record, workers)
     packed = pack_seats(specs)
     families = engine_families_of(specs, engine_families)
     info = g.info
@@ -221,6 +228,11 @@ def play(
         for a, b in bounds
     ]
     recs = list(map_ordered(_run_chunk, jobs, workers))
+    return _result(g, specs, seed, recs, record)
+
+
+def _result(g: Game, specs, seed: int, recs: list[DealRecord], record: bool) -> PlayResult:
+    """The ``PlayResult`` of the chunks' deal records, game scores summed over all deals."""
     rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
     n_sides = g.n_sides
     score = rec.score[:, :n_sides]
@@ -258,3 +270,72 @@ def played_options(game: str | Game) -> dict[str, Any]:
 def options_text(options: dict[str, Any]) -> str:
     """``key=value, ...`` for a report header; a target of 0 reads ``target=none``."""
     return ", ".join(f"{k}={'none' if k == 'target' and v == 0 else v}" for k, v in options.items())
+
+
+# deals per task when seats decided in Python play on tables (small, so workers share them)
+TABLE_CHUNK = 50
+
+
+def _play_on_tables(g: Game, specs, seed, n_deals, start, given, dealers, record, workers) -> PlayResult:
+    """``play`` for a batch that seats an agent decided in Python (``AgentSpec.python``,
+    ``evolve.agents.external``): every deal on its own ``evolve.runtime.session.Table``,
+    with the engine's deck, dealer and random streams for deal ``start + i``, each engine
+    agent deciding through ``evolve.agent`` (the engine's own Numba functions). A table of
+    engine agents alone gives the engine's deals exactly (``tests/test_reproduce_jass.py``)."""
+    bounds = [(a, min(a + TABLE_CHUNK, n_deals)) for a in range(0, n_deals, TABLE_CHUNK)] or [(0, 0)]
+    jobs = [(g.name, dict(g.options), list(specs), seed, start + a, b - a,
+             given[a:b] if given is not None else None, dealers[a:b], record) for a, b in bounds]
+    return _result(g, specs, seed, list(map_ordered(_tables_chunk, jobs, workers)), record)
+
+
+def _tables_chunk(game: str, options: dict, specs, seed: int, start: int, n: int, decks, dealers, record: bool
+                  ) -> DealRecord:
+    from evolve.games.bits import N_STREAMS
+    from evolve.games.dealing import deal_cards
+    from evolve.runtime.decide import Agent
+    from evolve.runtime.session import Player, Table
+
+    g = make_game(game, **options)
+    info = g.info
+    h = info.hand_size
+    rec = new_record(n, h, info.n_rest, info.n_tricks, record)
+    agents = [Agent(s, g.name, seed=seed, **g.options) for s in specs]
+    players = [Player(s.name, a.act, (lambda a: lambda sd, i: a.new_deal(i, seed=sd))(a), a.rngs)
+               for s, a in zip(specs, agents)]
+    key = seed_key(seed)
+    for i in range(n):
+        deck = np.empty(info.n_cards, np.int64)
+        if decks is not None:
+            deck[:] = decks[i]
+        else:
+            deal_cards(key, np.int64(start + i), np.empty(N_STREAMS, np.uint64), deck,
+                       np.zeros((0, info.n_cards), np.int64), 0)
+        t = Table(g, players, seed, deals=1, dealer=int(dealers[i]), start=start + i, decks=deck[None, :])
+        t.advance()
+        _record_table(rec, i, t.results[0], deck, h, info.n_rest, t.leader, record)
+    return rec
+
+
+def _record_table(rec: DealRecord, i: int, r: dict, deck, h: int, n_rest: int, leader: int, record: bool) -> None:
+    """Deal ``i`` of a table (its result ``r``) into the engine's record arrays. Calls are
+    recorded in order of the calls made (the engine's record of Jass calls)."""
+    rec.hands[i] = deck[:4 * h].reshape(4, h)
+    rec.rest[i] = deck[4 * h:4 * h + n_rest]
+    rec.dealer[i] = r["dealer"]
+    rec.mode[i] = r["trump"]
+    rec.first_leader[i] = leader
+    rec.tricks[i] = r["tricks"]
+    rec.points[i] = r["points"]
+    rec.score[i, :len(r["score"])] = r["score"]
+    rec.bags[i] = r["bags"]
+    rec.bids[i] = r["bids"]
+    for k, (_, action) in enumerate(r["calls"][:rec.calls.shape[1]]):
+        rec.calls[i, k] = action
+    rec.maker[i] = r["maker"]
+    rec.alone[i] = r["alone"]
+    rec.discard[i] = r["discard"]
+    if record:
+        for t, trick in enumerate(r["tricks_per_trick"]):
+            rec.leaders[i, t] = trick["leader"]
+            rec.winners[i, t] = trick["winner"]
+            rec.plays[i, 4 * t:4 * t + len(trick["cards"])] = trick["cards"]

@@ -157,10 +157,12 @@ class Table:
     """A table of four seats playing ``game`` from ``seed`` (see the module docstring).
 
     ``deals``: stop after this many deals (0: play to the game target; with no target the
-    table goes on until it is dropped). ``dealer``: the first deal's dealer."""
+    table goes on until it is dropped). ``dealer``: the first deal's dealer. ``start``: the
+    first deal is deal ``start`` of the run (its deck and random streams); ``decks``: play
+    these decks (one row per deal) instead of shuffled ones, as ``evolve.play(decks=...)``."""
 
     def __init__(self, game: str | Game, seats: Sequence[str | Player], seed: int = 0, *, deals: int = 0,
-                 dealer: int = 0, **options: Any):
+                 dealer: int = 0, start: int = 0, decks=None, **options: Any):
         self.game = make_game(game, **options)
         if isinstance(seats, str):
             seats = split_seats(seats)
@@ -174,6 +176,9 @@ class Table:
         self.max_deals = checked_int(deals, "deals", 0, expect="a non-negative integer (0: to the game target)")
         self.first_dealer = checked_int(dealer, "dealer", 0, 3, expect="a seat 0..3")
         self._key = seed_key(self.seed)
+        self.start = checked_int(start, "start", 0)
+        self._decks = np.empty((0, self.game.info.n_cards), np.int64) if decks is None else \
+            np.asarray(decks, np.int64).reshape(-1, self.game.info.n_cards)
         self.actions: list[dict] = []
         self.results: list[dict] = []     # one per finished deal
         self.over = False
@@ -194,7 +199,8 @@ class Table:
         self.dealer = (self.first_dealer + index) % 4
         rngs = np.empty(N_STREAMS, np.uint64)
         deck = np.empty(info.n_cards, np.int64)
-        deal_cards(self._key, np.int64(index), rngs, deck, np.empty((0, info.n_cards), np.int64), 0)
+        given = self._decks[index:index + 1] if index < self._decks.shape[0] else self._decks[:0]
+        deal_cards(self._key, np.int64(self.start + index), rngs, deck, given, 0)
         h = info.hand_size
         self.dealt = [sorted(int(c) for c in deck[s * h:(s + 1) * h]) for s in range(4)]
         self.rest = [int(c) for c in deck[4 * h:]]
@@ -202,7 +208,7 @@ class Table:
         self.state: TrickState | None = None
         for p in getattr(self, "players", []):
             if p.new_deal is not None:
-                p.new_deal(self.seed, index)
+                p.new_deal(self.seed, self.start + index)
         # the deal's course through the game's protocol (it keeps ``hands`` up to date)
         self.deal = self.protocol.start(
             self.dealer, self.protocol.shown_card(deck, self.dealer, rngs), hands=self.hands

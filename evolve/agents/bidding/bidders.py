@@ -7,15 +7,15 @@ import numpy as np
 
 from evolve.agents.bidding import euchre_tables as euchre_bidding
 from evolve.agents.bidding import search as search_bidding
-from evolve.agents.bidding.tables import BID_JASS_TABLE, JASS_GRAF
+from evolve.agents.bidding.tables import BID_JASS_SURE, BID_JASS_TABLE, JASS_GRAF, JASS_SURE_PUSH_BELOW
 from evolve.agents.kinds import BID_RANDOM, BID_SIMPLE
 from evolve.games.options import Option
 
 BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE,
-           "search": search_bidding.BID_SEARCH}
+           "search": search_bidding.BID_SEARCH, "simple_rb": BID_JASS_SURE}
 # bidders that decide only some games' calls (their tables mean nothing in the others)
 BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
-                "search": ("spades", "euchre", "jass")}
+                "search": ("spades", "euchre", "jass"), "simple_rb": ("jass",)}
 
 # ``bidder=default``: each game's rule-based bidder, the strongest that costs about as little as
 # the card play (measured with CardCounting card play on both sides, docs/agents.md#default-bidders):
@@ -43,7 +43,8 @@ BIDDER_OPTIONS = {
         "linear | group | profile | context | explore | logic | logic_profile (evolve.agents.bidding.euchre_tables) | "
         "graf (Jass: "
         "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
-        "determinized random playouts, evolve.agents.bidding.search)",
+        "determinized random playouts, evolve.agents.bidding.search) | simple_rb (Jass: the Jass paper's Simple "
+        "RB, the mode with the most certain tricks, push below 3)",
         (DEFAULT, *BIDDERS),
     ),
     "bid_start": Option(
@@ -77,6 +78,8 @@ def bidder_from(opts: dict, game) -> tuple[int, np.ndarray]:
     opts = {**opts, "bidder": resolve_bidder(opts["bidder"], game)}
     if opts["bidder"] == "graf":
         return BID_JASS_TABLE, JASS_GRAF.copy()
+    if opts["bidder"] == "simple_rb":
+        return BID_JASS_SURE, np.array([JASS_SURE_PUSH_BELOW])
     if opts["bidder"] == "search":
         search_bidding.ensure_compiled()     # compile / load the callback here rather than mid-engine
         return search_bidding.BID_SEARCH, np.array([opts["bid_iterations"], opts["bid_c"]], np.float64)

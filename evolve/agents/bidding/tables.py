@@ -146,6 +146,75 @@ def jass_table_mode(params, lo, hand, may_push):
     return best
 
 
+# The Jass paper's "Simple RB" trump choice (bidder kind ``BID_JASS_SURE``, ``bidder=simple_rb``).
+# Section 8.2 says only that it "tries to estimate the number of certain tricks that can be
+# won"; our reading (docs/reproductions/jass.md): a mode's certain tricks are the cards that
+# win whatever the other hands hold as long as they are led from the top: in a trump mode
+# the unbroken run of the highest trumps (J, 9, A, K, ...) plus, in every side suit, the
+# unbroken run from its ace (A, K, Q, ...; they win once the trumps are drawn); in Obe-abe the
+# runs from the ace of every suit, in Une-ufe from the six. Ties go to the mode with more
+# cards of its trump suit (Obe and Une: none), then to the lower mode. The forehand pushes
+# when no mode has more than ``params[lo]`` - 1 certain tricks (default 3: a third of the
+# nine tricks); the partner after a push takes the best mode.
+BID_JASS_SURE = 21
+JASS_SURE_PUSH_BELOW = 3.0
+_TRUMP_ORDER = (5, 3, 8, 7, 6, 4, 2, 1, 0)     # J, 9, A, K, Q, 10, 8, 7, 6 (rank indices 6..A)
+
+
+@kernel
+def _run_from(hand, suit, top_down):
+    """The unbroken run of ``suit`` held from its ace down (``top_down``) or its six up."""
+    n = 0
+    for k in range(_RANKS):
+        if has(hand, suit * _RANKS + (_RANKS - 1 - k if top_down else k)):
+            n += 1
+        else:
+            break
+    return n
+
+
+@kernel
+def jass_sure_tricks(hand, mode):
+    """The Simple RB rule's certain tricks of ``hand`` in ``mode`` 0..5 (see above)."""
+    if mode >= 4:
+        n = 0
+        for s in range(4):
+            n += _run_from(hand, s, mode == 4)
+        return n
+    n = 0
+    for r in _TRUMP_ORDER:
+        if has(hand, mode * _RANKS + r):
+            n += 1
+        else:
+            break
+    for s in range(4):
+        if s != mode:
+            n += _run_from(hand, s, True)
+    return n
+
+
+@kernel
+def jass_sure_mode(params, lo, hi, hand, may_push):
+    """The Simple RB rule's mode 0..5, or 6 (push, forehand only); ``params[lo]`` (when
+    given) is the number of certain tricks below which the forehand pushes."""
+    below = params[lo] if hi > lo else JASS_SURE_PUSH_BELOW
+    best = 0
+    best_key = -1.0
+    for m in range(6):
+        length = 0
+        if m < 4:
+            for r in range(_RANKS):
+                if has(hand, m * _RANKS + r):
+                    length += 1
+        key = jass_sure_tricks(hand, m) + 0.01 * length
+        if key > best_key:
+            best_key = key
+            best = m
+    if may_push and best_key < below:
+        return _PUSH
+    return best
+
+
 # --------------------------------------------------------------------------- Spades
 
 SPADES_LAYOUT = Layout((

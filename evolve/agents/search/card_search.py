@@ -24,6 +24,12 @@ Kinds and parameter vectors (``params[lo:hi]``):
   Whitehouse 2012): one tree over the observer's information sets, a fresh determinization
   per iteration, only children legal in that determinization are candidates, UCB with
   availability counts (W/N + c sqrt(ln A / N)); the most visited root move is played.
+- ``KIND_MAXVALUE`` (33): see ``maxvalue_card``.
+- ``KIND_TDMCTS`` (34): ``[factor F, iterations I, c, ticks]``: the Jass paper's T-DMCTS
+  (Section 6.1): F x (tricks after the current one) determinizations, one UCT tree each as
+  in DMCTS; each tree votes for its most visited root move with that move's mean return;
+  the move with the largest mean x votes is played. A first parameter -D plays D trees
+  whatever the trick (the paper's I-DMCTS, Section 6.2).
 
 Returns: the seat's side's result at the end of the deal (tricks in Spades and Euchre,
 side tricks in partnership games, own tricks in cut-throat Spades; card points in Sueca
@@ -103,6 +109,7 @@ KIND_MC = 30
 KIND_DMCTS = 31
 KIND_ISMCTS = 32
 KIND_MAXVALUE = 33
+KIND_TDMCTS = 34
 # perfect-information upper bounds (family ``perfect``): the honest kind + PERFECT_OFFSET,
 # searched on the true deal, which only ``perfect_card`` receives from the engine
 PERFECT_OFFSET = 10
@@ -142,6 +149,7 @@ N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
 MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS = 5, 3, 2, 1     # where the time budget sits in params
+TDMCTS_TICKS = DMCTS_TICKS
 # Optional tail after the time budget (``params[lo + ticks + 1:hi]``; absent: random
 # playouts, no value network): [rollout kind (-1: the built-in uniform playout), m, scratch
 # slots S, the rollout agent's m parameters, value depth k (0: none), v, the value
@@ -150,7 +158,8 @@ MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS = 5, 3, 2, 1     # where the
 # decision), the value network's hidden layer, then the rollout agent's own work.
 T_RKIND, T_RN, T_SCRATCH, T_RPARAMS = 0, 1, 2, 3
 TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS,
-              KIND_PERFECT_MC: MC_TICKS, KIND_PERFECT_DMCTS: DMCTS_TICKS, KIND_MAXVALUE: MAXVALUE_TICKS}
+              KIND_PERFECT_MC: MC_TICKS, KIND_PERFECT_DMCTS: DMCTS_TICKS, KIND_MAXVALUE: MAXVALUE_TICKS,
+              KIND_TDMCTS: TDMCTS_TICKS}
 
 
 def work_size(kind: int, params) -> int:
@@ -162,7 +171,7 @@ def work_size(kind: int, params) -> int:
     if kind == KIND_MC or kind == KIND_MAXVALUE:
         return OFF_TREE
     timed = len(params) > TICKS_SLOT[kind] and params[TICKS_SLOT[kind]] > 0
-    nodes = TIMED_NODES if timed else int(params[1] if kind == KIND_DMCTS else params[0])
+    nodes = TIMED_NODES if timed else int(params[1] if kind in (KIND_DMCTS, KIND_TDMCTS) else params[0])
     return OFF_TREE + NODE_STRIDE * (nodes + 1)
 
 
@@ -637,8 +646,41 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
 
 
 @kernel
-def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw):
+def scheduled_determinizations(factor, n_tricks, trick):
+    """T-DMCTS's determinizations in trick ``trick`` (0-based): ``factor`` x the tricks after
+    this one (at least one). The Jass paper (Section 6.1) counts "six tricks remaining (the
+    current trick included)" in the third trick of nine, 6 x 15 = 90 trees: its own figure
+    fits 9 - 3, the tricks after the third, and so does the last trick, where nothing is
+    left to search."""
+    return factor * max(n_tricks - 1 - trick, 1)
+
+
+@kernel
+def vote_root(work, iw):
+    """T-DMCTS's vote of one tree (the Jass paper, Section 6.1): its robust child, the most
+    visited root move (ties: the larger total return), adds its mean return to the move's
+    ``work[OFF_SUM + move]``; summed over the trees, a move scores its mean x its votes."""
+    best, best_n, best_w = -1, -1.0, -1.0
+    ch = iw[OFF_TREE + N_CHILD]
+    while ch >= 0:
+        b = OFF_TREE + NODE_STRIDE * ch
+        if work[b + N_VISITS] > best_n or (work[b + N_VISITS] == best_n and work[b + N_TOTAL] > best_w):
+            best, best_n, best_w = iw[b + N_MOVE], work[b + N_VISITS], work[b + N_TOTAL]
+        ch = iw[b + N_SIBLING]
+    work[OFF_SUM + best] += best_w / best_n
+
+
+@kernel
+def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw, vote=False):
+    """DMCTS (``KIND_DMCTS``: D trees, summed N x Q) and T-DMCTS (``vote``: ``KIND_TDMCTS``,
+    the Jass paper's Section 6.1: params[lo] is the determinization factor F, D = F x the
+    tricks still to come after this one, or -D for D trees whatever the trick, its I-DMCTS
+    of Section 6.2; each tree votes for its most visited root move with that move's mean
+    return, and the move with the largest sum of its votes' returns, i.e. mean x number of
+    votes, is played)."""
     n_det = np.int64(params[lo]) if hi > lo else 10
+    if vote:        # a negative first parameter: -D fixed trees (I-DMCTS), else the factor of the schedule
+        n_det = -n_det if n_det < 0 else scheduled_determinizations(n_det, rules[P_N_TRICKS], pub[TRICK])
     n_iter = np.int64(params[lo + 1]) if hi > lo + 1 else 100
     c_uct = params[lo + 2] if hi > lo + 2 else math.sqrt(2.0)
     if n_det < 1 or n_iter < 1:
@@ -700,6 +742,9 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
             # tree d may run until (d + 1) / D of the budget has passed
             if _spent(start, ticks // np.uint64(n_det) * np.uint64(d + 1)):
                 break
+        if vote:
+            vote_root(work, iw)
+            continue
         ch = iw[OFF_TREE + N_CHILD]
         while ch >= 0:
             b = OFF_TREE + NODE_STRIDE * ch
@@ -755,7 +800,8 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
         kind -= PERFECT_OFFSET
     # the optional tail: rollout agent and value network (see T_RKIND)
     tail = lo + 1 + (MC_TICKS if kind == KIND_MC else DMCTS_TICKS if kind == KIND_DMCTS
-                     else MAXVALUE_TICKS if kind == KIND_MAXVALUE else ISMCTS_TICKS)
+                     else MAXVALUE_TICKS if kind == KIND_MAXVALUE else TDMCTS_TICKS if kind == KIND_TDMCTS
+                     else ISMCTS_TICKS)
     pc = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
     scratch = 0
     if hi > tail + T_RPARAMS:
@@ -785,11 +831,14 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
         return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw)
     if kind == KIND_MAXVALUE:
         return maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, pc, rw)
+    if kind == KIND_TDMCTS:
+        return dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw,
+                          True)
     return ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, pc, rw)
 
 
 # announced on stderr when compiled (once per version; see evolve.core.numba_cache)
-SEARCH_WHAT = "the search agents (mc, dmcts, ismcts)"
+SEARCH_WHAT = "the search agents (mc, dmcts, ismcts, tdmcts)"
 _numba_cache.register_kernel(search_impl, SEARCH_WHAT, 25.0)
 
 _SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search", SEARCH_WHAT, 25.0)
@@ -799,7 +848,7 @@ ensure_compiled = _SLOT.ensure_compiled
 @kernel
 def search_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
     """The card a search agent of ``kind`` plays from ``legal``."""
-    if kind < KIND_MC or kind > KIND_MAXVALUE:
+    if kind < KIND_MC or kind > KIND_TDMCTS:
         raise ValueError("unknown search agent kind")
     if count(legal) == 1:
         return lowest(legal)

@@ -6,6 +6,8 @@ Seat strings::
     mc:variant=normal,shuffles=20,playouts=1
     dmcts:determinizations=10,iterations=100,c=1.414
     ismcts:iterations=100,c=0.7
+    tdmcts:factor=15,iterations=100      # the Jass paper's T-DMCTS: 15 x tricks to come trees, voted
+    tdmcts:determinizations=25,iterations=100   # its I-DMCTS: 25 trees at every decision, voted
 
     ismcts:seconds=0.05                  # a wall-clock budget per decision
 
@@ -34,6 +36,7 @@ from evolve.agents.search.card_search import (
     KIND_MC,
     KIND_PERFECT_DMCTS,
     KIND_PERFECT_MC,
+    KIND_TDMCTS,
     MC_SHUFFLES,
     MC_TIE_RULES,
     MC_VARIANTS,
@@ -147,6 +150,16 @@ def _make_dmcts(opts: dict, game, name: str = "dmcts", kind: int = KIND_DMCTS) -
     return _spec(name, kind, [d, i, _exploration(opts, name)], opts, game, _tail(opts, game, name, net, depth))
 
 
+def _make_tdmcts(opts: dict, game) -> AgentSpec:
+    f = _positive(opts, "factor", "tdmcts")
+    fixed = int(opts["determinizations"])
+    i = _positive(opts, "iterations", "tdmcts")
+    net = _value_net(opts, game, "tdmcts", False)
+    depth = _positive(opts, "depth", "tdmcts")
+    return _spec("tdmcts", KIND_TDMCTS, [-fixed if fixed > 0 else f, i, _exploration(opts, "tdmcts")], opts, game,
+                 _tail(opts, game, "tdmcts", net, depth))
+
+
 def _make_perfect_mc(opts: dict, game) -> AgentSpec:
     return _make_mc(opts, game, "perfect_mc", KIND_PERFECT_MC)
 
@@ -223,6 +236,15 @@ MAXVALUE_OPTIONS = {
 }
 
 
+TDMCTS_OPTIONS = {
+    "factor": Option(15, "determinization factor F: F x the tricks after the current one trees per decision "
+                     "(the Jass paper's 15)", kind=int, minimum=1),
+    "determinizations": Option(0, "D > 0: D trees at every decision instead of the schedule (the paper's I-DMCTS, "
+                               "Section 6.2), combined by the same vote", kind=int, minimum=0),
+    **{k: v for k, v in DMCTS_OPTIONS.items() if k != "determinizations"},
+}
+
+
 def _register_all() -> None:
     entries = (
         AgentDef("mc", "flat Monte Carlo over exact determinizations (the Sueca thesis)", _make_mc, MC_OPTIONS),
@@ -251,6 +273,13 @@ def _register_all() -> None:
             "search the true deal (determinizations=1: one UCT tree)",
             _make_perfect_dmcts,
             DMCTS_OPTIONS,
+        ),
+        AgentDef(
+            "tdmcts",
+            "the Jass paper's T-DMCTS: factor x tricks to come UCT trees, each votes its most visited move with "
+            "its mean; the best mean x votes is played",
+            _make_tdmcts,
+            TDMCTS_OPTIONS,
         ),
     )
     for agent in entries:
