@@ -129,8 +129,8 @@ def test_the_committed_summaries_are_generated_from_the_published_runs():
 
 
 def test_publish_takes_a_full_run_only_and_the_summary_counts_its_verdicts(tmp_path):
-    from evolve.reproduce.publish import document_table, publish, table_seconds
     from evolve.core.errors import UsageError
+    from evolve.reproduce.publish import document_table, publish, table_seconds
 
     runs, docs = tmp_path / "runs", tmp_path / "docs" / "reproductions"
     rep = REPRODUCTIONS["euchre"][0]

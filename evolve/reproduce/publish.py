@@ -69,7 +69,8 @@ def document_table(name: str, docs: Path) -> str:
     doc = DOCUMENTS[name]
     head = f"**{doc.cite}** ([results]({docs.name}/{name}/reproduce.md))"
     if not (folder / "cells.json").is_file():
-        return f"**{doc.cite}**: no full run published yet (`python -m evolve.reproduce {name}`, then `publish {name}`)."
+        return (f"**{doc.cite}**: no full run published yet (`python -m evolve.reproduce {name}`, "
+                f"then `publish {name}`).")
     rows = _rows(folder / "cells.json")
     md = folder / "reproduce.md"
     seconds = table_seconds(md.read_text()) if md.is_file() else {}
@@ -113,7 +114,8 @@ def summary(docs: Path) -> str:
 def overview(docs: Path) -> str:
     """One row per document (the README's table): its cells by verdict, the tables that
     cannot be reproduced, the wall time of its published run and a link to its results."""
-    lines = [_LEAD, "", "| document | tables | reproduced | differs | not compared | cannot be reproduced | wall time |",
+    lines = [_LEAD, "",
+             "| document | tables | reproduced | differs | not compared | cannot be reproduced | wall time |",
              "|---|---|---|---|---|---|---|"]
     for name in sorted(DOCUMENTS, key=_ORDER.index):
         doc, folder, reps = DOCUMENTS[name], docs / name, REPRODUCTIONS[name]
