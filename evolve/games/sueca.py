@@ -10,6 +10,11 @@ A deal: more than 60 points 1 game point, more than 90 2, all ten tricks 4, 60-6
 A rubber is won by the first side to 4 game points (``target``).
 ``setup = "study"``: trump is the suit of a uniformly random card of the deck and seat 0
 leads every deal (the strategy study's tables).
+
+Against the Sueca thesis: its tables use ``setup = "study"`` (Chapter 7) or trump from the
+dealer's first card (``trump_card = "first"``, its Table 4.3); seats play in the order of its
+Section 2.2 (counter-clockwise, read as N, W, S, E); no rule differs. Its Monte Carlo
+"extra" variant scores as if it saw the hidden hands (``docs/reproductions/sueca.md``).
 """
 
 from __future__ import annotations
