@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from evolve.reproduce.cells import Cell
+
+
+def finish(fig, path: Path, title: str, top: float = 0.93, legend_from=None, bottom: float = 0.08) -> Path:
+    """Title the figure, gather the legend of axes ``legend_from`` under the panels (when it
+    has entries), lay it out, write it to ``path`` and close it."""
+    import matplotlib.pyplot as plt
+
+    handles, labels = legend_from.get_legend_handles_labels() if legend_from is not None else ([], [])
+    fig.suptitle(title, fontsize=10)
+    if handles:
+        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, bottom if handles else 0, 1, top))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
 
 
 def dots(cells: list[Cell], path: Path, title: str) -> Path:
@@ -40,15 +57,7 @@ def dots(cells: list[Cell], path: Path, title: str) -> Path:
         ax.invert_yaxis()
         ax.set_title(f"{column} ({unit})", fontsize=9)
         ax.grid(axis="x", alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.suptitle(title, fontsize=10)
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.08 if handles else 0, 1, 0.93))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return finish(fig, path, title, legend_from=axes[0][0])
 
 
 MANY_ROWS = 60      # beyond this many rows in a panel, ``dots`` draws ``scatter`` instead
@@ -88,9 +97,48 @@ def scatter(cells: list[Cell], path: Path, title: str) -> Path:
         ax.set_ylabel(f"ours, 95% CI ({unit})", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
         ax.grid(alpha=0.3)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return finish(fig, path, title)
+
+
+def _scaled(difference: float, bound: float, limit: float) -> float:
+    """The difference in units of the bound; an exact cell (bound 0) is 0 or off the scale."""
+    if bound > 0:
+        return difference / bound
+    return 0.0 if difference == 0 else math.copysign(limit, difference)
+
+
+def verdicts(rows: list[dict], path: Path, title: str, limit: float = 4.0) -> Path:
+    """Every compared cell of a document on one axis: one line per table, each cell at its
+    difference divided by the largest difference that still counts as reproduced (inside
+    the band of +-1: reproduced; outside, in red: differs; clipped at +-``limit``), with
+    the table's counts on the right."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    tables = list(dict.fromkeys(r["reproduction"] for r in rows if "reproduction" in r))
+    height = max(2.5, 0.28 * len(tables) + 1.4)
+    fig, ax = plt.subplots(figsize=(9, height), dpi=110)
+    ax.axvspan(-1, 1, color="tab:green", alpha=0.12)
+    rng = np.random.default_rng(0)          # a fixed jitter, so the picture is the same every run
+    for y, key in enumerate(tables):
+        mine = [r for r in rows if r.get("reproduction") == key]
+        scaled = [max(-limit, min(limit, _scaled(r["difference"], r["bound"], limit))) for r in mine
+                  if r.get("difference") is not None and r.get("bound") is not None]
+        colours = ["tab:red" if abs(x) > 1 else "tab:blue" for x in scaled]
+        ax.scatter(scaled, y + rng.uniform(-0.25, 0.25, len(scaled)), s=9, c=colours, alpha=0.7, linewidths=0)
+        tally = {v: sum(1 for r in mine if r["verdict"] == v) for v in ("reproduced", "differs", "not compared")}
+        label = "cannot be reproduced" if any(r["verdict"] == "cannot be reproduced" for r in mine) else \
+            f"{tally['reproduced']} / {tally['differs']} / {tally['not compared']}"
+        ax.text(limit + 0.3, y, label, va="center", fontsize=7)
+    ax.set_yticks(range(len(tables)), tables, fontsize=7)
+    ax.set_ylim(len(tables) - 0.5, -0.5)
+    ax.set_xlim(-limit - 0.2, limit + 2.2)
+    ax.set_xticks(range(-int(limit), int(limit) + 1))
+    ax.axvline(0, color="k", lw=0.6)
+    ax.set_xlabel(f"(ours - seed) / the bound of a reproduction (green band: reproduced; red: differs; clipped at "
+                  f"+-{limit:g});\nright: the table's cells reproduced / differing / not compared", fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    return finish(fig, path, title, top=1 - 0.45 / height)

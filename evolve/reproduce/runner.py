@@ -158,7 +158,7 @@ def section(o: Outcome, markdown_table: bool = True) -> str:
 
 def write_outputs(name: str, outcomes: list[Outcome], folder: Path) -> None:
     """``reproduce.md``, a PNG per table and ``cells.json`` of a document under ``folder``."""
-    from evolve.reproduce.plots import dots
+    from evolve.reproduce.plots import dots, verdicts
 
     doc = DOCUMENTS[name]
     folder.mkdir(parents=True, exist_ok=True)
@@ -171,10 +171,8 @@ def write_outputs(name: str, outcomes: list[Outcome], folder: Path) -> None:
             png = (o.reproduction.plot or dots)(o.cells, folder / f"{o.reproduction.key}.png",
                                                  f"{doc.cite}, {o.reproduction.source}")
             parts += [f"![{o.reproduction.key}]({png.name})", ""]
-    everything = [Cell(c.table, f"{c.table} {c.row}", c.column, c.unit, c.seed, c.ours, c.low, c.high, c.n,
-                       c.seed_se, c.tolerance, c.reason) for o in outcomes for c in o.cells]
-    if sum(1 for o in outcomes if o.cells) > 1 and any(c.ours is not None for c in everything):
-        dots(everything, folder / "summary.png", f"{doc.cite}: every table")
-        parts[6:6] = ["![every table](summary.png)", ""]
+    if sum(1 for o in outcomes if o.cells) > 1 and any(c.verdict != "not compared" for o in outcomes for c in o.cells):
+        verdicts(rows(outcomes), folder / "summary.png", f"{doc.cite}: every compared cell")
+        parts[6:6] = ["![every compared cell](summary.png)", ""]
     atomic_write_text(folder / "reproduce.md", "\n".join(parts).rstrip() + "\n")
     atomic_write_text(folder / "cells.json", json.dumps(rows(outcomes), indent=1, default=_jsonable) + "\n")

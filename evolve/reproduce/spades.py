@@ -350,7 +350,7 @@ def _plot_table1(cells: list[Cell], path: Path, title: str) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from evolve.reproduce.plots import dots
+    from evolve.reproduce.plots import dots, finish
 
     if not _CURVES:
         return dots(cells, path, title)
@@ -379,14 +379,7 @@ def _plot_table1(cells: list[Cell], path: Path, title: str) -> Path:
         ax.set_xlabel("generation")
         ax.set_ylabel("advanced fitness per round" if "fitness" in seed else "tricks per round")
         ax.grid(alpha=0.3)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.07, 1, 0.96))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return finish(fig, path, title, top=0.96, legend_from=axes[0][0], bottom=0.07)
 
 
 register(Reproduction(

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from evolve.agents.registry import PERFECT_NOTE
 from evolve.reproduce.cells import Z95, Cell, proportion, proportion_se
-from evolve.reproduce.plots import scatter
+from evolve.reproduce.plots import finish, scatter
 from evolve.reproduce.registry import Document, Reproduction, document, register
 from evolve.reproduce.sueca_play import (
     CONDITIONAL_COV,
@@ -369,15 +369,7 @@ def distribution_plot(cells: list[Cell], path: Path, title: str) -> Path:
                     label="thesis: normal(mean, sd)")
         ax.set_title(f"{c.row}, {c.column}", fontsize=9)
         ax.set_xlabel("N-S card points")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.suptitle(title, fontsize=10)
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.08, 1, 0.93))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return finish(fig, path, title, legend_from=axes[0][0])
 
 
 register(Reproduction(
