@@ -13,3 +13,11 @@ their reproductions), ``runner`` (budgets, resume, outputs), ``plots``, and one 
 per document (``spades``, ``euchre``, ``sueca``, ``jass``, ``bidding``) with the seed's
 figures transcribed in ``data/<document>.json``.
 """
+
+
+def main(argv=None):
+    """The command line (``evolve.reproduce.cli.main``), imported on use so that importing a
+    document module never loads the others."""
+    from evolve.reproduce.cli import main as cli_main
+
+    return cli_main(argv)
