@@ -17,13 +17,14 @@ import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.M | re.S)
+FENCE = re.compile(r"^[ \t]*```(\w*)[^\n]*\n(.*?)^[ \t]*```", re.M | re.S)   # list items indent theirs
 SHELL = {"bash", "sh", "shell", "console"}
 OPERATORS = {"&&", "||", ";", "|", "&"}
 ARENA_DEALS = 200       # deals for an arena command run from the README
@@ -32,7 +33,7 @@ MATRIX_GAMES = 2        # games (or deals) per pairing for a matrix command
 
 def doc_blocks(language: set[str]) -> list[tuple[str, str]]:
     """``(page, body)`` of every fenced code block in ``language`` of the README and the docs."""
-    return [(page.relative_to(ROOT).as_posix(), body) for page in PAGES
+    return [(page.relative_to(ROOT).as_posix(), textwrap.dedent(body)) for page in PAGES
             for lang, body in FENCE.findall(page.read_text()) if lang in language]
 
 
