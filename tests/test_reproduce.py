@@ -146,6 +146,9 @@ def test_publish_takes_a_full_run_only_and_the_summary_counts_its_verdicts(tmp_p
     (runs / "euchre" / "cells.json").write_text(json.dumps(rows))
     (runs / "euchre" / "reproduce.md").write_text(f"## {rep.key}\n\n{rep.source}: x (full budget, 300 s)\n")
     assert table_seconds((runs / "euchre" / "reproduce.md").read_text()) == {rep.key: ("full", 300)}
+    # a table that cannot be reproduced has no budget line: the next table's is not taken for it
+    assert table_seconds("## figure2\n\nFigure 2: x\n\ncannot be reproduced here: y\n\n## figure3\n\n"
+                         "Figure 3: bots (DNN = ours) (full budget, 862 s)\n") == {"figure3": ("full", 862)}
     publish("euchre", runs, docs)
     table = document_table("euchre", docs)
     assert f"| {rep.source} | {rep.title} | full, 5 min | 1 | 2 | 0 |" in table
