@@ -45,7 +45,7 @@ def _load():
         from pyschieber.suit import Suit
         from pyschieber.trumpf import Trumpf
     except ImportError:
-        raise UsageError("agent 'pyschieber' needs the pyschieber package: pip install '.[pyschieber]'") from None
+        raise UsageError("agent 'pyschieber' needs the pyschieber package: pip install pyschieber") from None
     suits = (Suit.BELL, Suit.ROSE, Suit.SHIELD, Suit.ACORN)          # our D, H, S, C
     cards = [Card(suit=suits[c // 9], value=c % 9 + 6) for c in range(36)]
     modes = (Trumpf.BELL, Trumpf.ROSE, Trumpf.SHIELD, Trumpf.ACORN, Trumpf.OBE_ABE, Trumpf.UNDE_UFE)
