@@ -71,10 +71,9 @@ def _printed_tolerance(text: str) -> float:
 
 
 def _rate(successes: int, n: int, scale: float = 1.0) -> tuple[float, float, float]:
-    """A rate (percent / ``scale``) with its Wilson interval, which always holds the rate
-    (at 0 or n successes the interval's float end can pass it by a rounding error)."""
+    """A rate (percent / ``scale``) with its Wilson interval (``proportion``)."""
     rate, low, high = proportion(successes, n)
-    return rate / scale, min(low, rate) / scale, max(high, rate) / scale
+    return rate / scale, low / scale, high / scale
 
 
 def _exact(table: str, row: str, column: str, unit: str, seed_text, ours: float, reason: str = "") -> Cell:
@@ -95,7 +94,7 @@ def _mean_cell(table: str, row: str, column: str, unit: str, seed, values, reaso
     x = np.asarray(values, np.float64) * scale
     ci = mean_ci(x)
     low, high = (ci.low, ci.high) if x.size > 1 else (None, None)
-    seed_se = float(x.std(ddof=1)) if spread_is_seed_se and x.size > 1 else 0.0
+    seed_se = ci.sd if spread_is_seed_se and x.size > 1 else 0.0
     return Cell(table, row, column, unit, seed, ci.mean, low, high, int(x.size), seed_se=seed_se, reason=reason)
 
 
