@@ -17,7 +17,8 @@ round 2 (4 = pass, 0..3 = suit named), both in bidding order from the forehand.
 ``setup = "fixed_spades"`` is the cooperative-agents study: no bidding, the dealer's side
 makes spades trump, the upcard is shown but never taken, nobody goes alone.
 
-Against the source documents: the Euchre paper's tables use ``setup = "fixed_spades"``;
+Against the source documents: the Euchre paper's tables use ``setup = "fixed_spades"``
+(its Section 3: "it was forced that the dealer call trump to be spades");
 the Euchre bidding article does not state its program's options, so its reproduction plays
 the defaults above (no stick the dealer, a passed-out deal redealt, games to 10).
 """

@@ -13,9 +13,9 @@ bids total at most 13; a nil bid scores +100 if the
 bidder takes no trick, else -100; every 10 accumulated bags cost 100 (applied in the game
 score, see ``evolve.games.match.accumulate_games``).
 
-Against the source documents: the default is the Spades thesis's game (its Section 2.2 and
-Appendix A: cut-throat, no bidding, objective tricks, spades led at any time); no rule
-differs.
+Against the source documents: the default is the Spades thesis's game (its Sections 1.1
+and 2.2, Appendix A: four players not in teams, no bidding, the most tricks, the leader
+plays any card); no rule differs.
 """
 
 from __future__ import annotations

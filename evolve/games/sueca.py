@@ -11,7 +11,7 @@ A rubber is won by the first side to 4 game points (``target``).
 ``setup = "study"``: trump is the suit of a uniformly random card of the deck and seat 0
 leads every deal (the strategy study's tables).
 
-Against the Sueca thesis: its tables use ``setup = "study"`` (Chapter 7) or trump from the
+Against the Sueca thesis: its tables use ``setup = "study"`` (Chapters 4 and 7) or trump from the
 dealer's first card (``trump_card = "first"``, its Table 4.3); seats play in the order of its
 Section 2.2 (counter-clockwise, read as N, W, S, E); no rule differs. Its Monte Carlo
 "extra" variant scores as if it saw the hidden hands (``docs/reproductions/sueca.md``).
