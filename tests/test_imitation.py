@@ -74,3 +74,113 @@ def test_run_starts_from_the_clone_and_keeps_it_as_a_candidate(tmp_path):
     champ = evo.champion(state)
     assert len(champ.meta["validation_scores"]) == 1 + len(state.elite) + 1
     assert champ.meta["imitation"]["teacher"] == "highlow"
+
+
+def _dagger_settings(**kw):
+    return {"teacher": "highlow", "opponents": ["random"], "deals": 120, "epochs": 3, "learning_rate": 0.01,
+            "batch": 128, "dagger_rounds": 2, "dagger_deals": 120, "dagger_epochs": 3, **kw}
+
+
+def test_dagger_labels_the_students_own_decisions_with_the_teachers_card():
+    from evolve.agents.genomes.evolvable import NetworkAgent
+    from evolve.games.observation import observations
+    from evolve.learn.imitation import dagger_seed, relabel
+    from evolve.runtime.decide import agent
+
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "card", (8, 8))
+    student = NetworkAgent(arch, "simple")
+    genome = 0.3 * arch.random_genome(np.random.default_rng(3))
+    demos, agree = relabel(g, student, genome, "highlow", ["random"], 40, seed=5, round_=1)
+    assert len(demos) > 200 and demos.legal[np.arange(len(demos)), demos.target].all()
+    # the student's own deals, replayed: every decision of its seat with a choice is an
+    # example, labelled with HighLow's card there (card outputs are card ids)
+    spec = student.specs(genome[None, :], ["student"])[0]
+    r = evolve.play(g, [spec, "random", "random", "random"], 40, seed=dagger_seed(5, 1), record=True)
+    highlow = agent("highlow", "spades")
+    labels, played = [], []
+    for i in range(40):
+        for obs, card in observations(r, i):
+            if obs.seat == 0 and obs.decision == "card" and len(obs.legal()) > 1:
+                labels.append(highlow.play(obs))
+                played.append(card)
+    assert np.array_equal(demos.target, labels)
+    assert agree == pytest.approx(np.mean(np.array(labels) == np.array(played)))
+    # a random network plays HighLow's card far less often than a clone of HighLow does
+    clone, _ = train(arch, collect(g, arch, "highlow", ["random"], 600, seed=1), epochs=8, learning_rate=0.01,
+                     batch=128, seed=1)
+    _, agree_clone = relabel(g, student, clone, "highlow", ["random"], 40, seed=5, round_=1)
+    assert agree_clone > 0.8 > agree
+
+
+def test_dagger_rounds_are_the_same_on_any_workers_and_resume_from_stored_chunks(tmp_path):
+    from evolve.agents.genomes.evolvable import NetworkAgent
+    from evolve.learn.imitation import imitate
+
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "card", (8, 8))
+    student = NetworkAgent(arch, "simple")
+    one, summary = imitate(g, arch, _dagger_settings(), 3, workers=1, student=student, cache=tmp_path / "a")
+    two, _ = imitate(g, arch, _dagger_settings(), 3, workers=2, student=student, cache=tmp_path / "b")
+    assert np.array_equal(one, two)
+    assert [d["round"] for d in summary["dagger"]] == [1, 2]
+    assert summary["dagger"][1]["decisions"] > summary["dagger"][0]["decisions"] > summary["decisions"]
+    # DAgger moves the clone: without its rounds the genome differs
+    plain, _ = imitate(g, arch, _dagger_settings(dagger_rounds=0), 3, student=student)
+    assert not np.array_equal(plain, one)
+    # an interrupted start: a lost chunk and a lost training are made again, the rest read back
+    stored = sorted((tmp_path / "a").glob("*.npz"))
+    assert any(p.name.startswith("dagger1-") for p in stored) and any(p.name.startswith("trained-") for p in stored)
+    for p in stored[::2]:
+        p.unlink()
+    again, _ = imitate(g, arch, _dagger_settings(), 3, workers=1, student=student, cache=tmp_path / "a")
+    assert np.array_equal(again, one)
+    # other settings never read these chunks
+    other, _ = imitate(g, arch, _dagger_settings(deals=150), 3, workers=1, student=student, cache=tmp_path / "a")
+    fresh, _ = imitate(g, arch, _dagger_settings(deals=150), 3, workers=1, student=student)
+    assert np.array_equal(other, fresh)
+
+
+def test_dagger_config_keys_are_checked(tmp_path):
+    from evolve.evolution.config import ConfigError
+
+    text = TINY.read_text() + "\n"
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("[evolution]", "[imitation]\nteacher = \"highlow\"\ndagger_rounds = -1\n\n[evolution]"))
+    with pytest.raises(ConfigError, match="imitation.dagger_rounds.*non-negative integer"):
+        load_config(bad)
+
+
+def test_visit_targets_are_the_ismcts_root_shares_and_train_the_clone():
+    from evolve.agents.genomes.evolvable import NetworkAgent
+    from evolve.learn.imitation import relabel
+
+    g = make_game("jass")
+    arch = Architecture.for_game(g, "card", (8, 8))
+    teacher = "ismcts:iterations=60,bidder=simple"
+    demos = collect(g, arch, teacher, ["jass_rule_based:bidder=simple"], 20, seed=2, targets="visits")
+    n = len(demos)
+    assert demos.soft is not None and demos.soft.shape == (n, arch.n_out)
+    assert np.allclose(demos.soft.sum(axis=1), 1.0, atol=1e-5)
+    assert not (demos.soft * ~demos.legal).any()            # shares only on legal cards
+    # 60 iterations spread over at most 9 cards: every legal card is tried, none takes all
+    assert ((demos.soft > 0) == demos.legal).all() and demos.soft.max() < 1.0
+    # the label is the card the search plays: one of its most visited
+    assert np.array_equal(demos.soft[np.arange(n), demos.target], demos.soft.max(axis=1))
+    student = NetworkAgent(arch, "simple")
+    extra, _ = relabel(g, student, 0.3 * arch.random_genome(np.random.default_rng(1)), teacher,
+                       ["jass_rule_based:bidder=simple"], 10, seed=2, round_=0, targets="visits")
+    assert extra.soft is not None and np.allclose(extra.soft.sum(axis=1), 1.0, atol=1e-5)
+    a, hist = train(arch, demos, epochs=4, learning_rate=0.01, batch=64, seed=1)
+    assert hist[-1]["loss"] < hist[0]["loss"]
+    hard, _ = train(arch, type(demos)(demos.inputs, demos.legal, demos.target), epochs=4, learning_rate=0.01,
+                    batch=64, seed=1)
+    assert not np.array_equal(a, hard)
+
+
+def test_visit_targets_need_an_ismcts_teacher(tmp_path):
+    from evolve.evolution.config import ConfigError
+
+    cfg = load_config(TINY).with_overrides(imitation={"teacher": "highlow", "targets": "visits"})
+    with pytest.raises(ConfigError, match="imitation.targets.*expected an ismcts teacher"):
+        Evolution(cfg, run_dir=tmp_path / "r", plot_dir=tmp_path / "p", progress=False)

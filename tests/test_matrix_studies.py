@@ -200,6 +200,19 @@ def test_search_studies_run_when_registered(capsys, tmp_path):
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\nrule="maybe"\n',
      "key 'study.rule'"),
     ('[study\n', "invalid TOML"),
+    ('[study]\nname="x"\nlayout="levels"\n', "expected one or more [[level]] tables"),
+    ('[study]\nname="x"\nlayout="levels"\ngame="jass"\n[[level]]\ngame="jass"\nagents=["random"]\n'
+     'opponents=["random"]\ndeals=5\n', "key 'study.game': the levels layout does not take it"),
+    ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["random"]\nopponents=["random"]\n',
+     "key 'level[0].deals': missing"),
+    ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["random"]\nopponents=[]\ndeals=5\n',
+     "key 'level[0].opponents': expected a non-empty list"),
+    ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="chess"\nagents=["random"]\nopponents=["random"]\n'
+     'deals=5\n', "key 'level[0].game'"),
+    ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["random"]\nopponents=["random"]\n'
+     'deals=5\nbudget=3\n', "key 'level[0].budget': unknown key"),
+    ('[study]\nname="x"\nlayout="jass"\ngame="jass"\nagents=["random"]\ndeals=5\n[[level]]\ngame="jass"\n',
+     "only a study with layout"),
 ])
 def test_malformed_study_configs(body, needle, tmp_path, capsys):
     cfg = tmp_path / "bad.toml"
@@ -207,6 +220,37 @@ def test_malformed_study_configs(body, needle, tmp_path, capsys):
     assert run(studies_main, [str(cfg)], prog="evolve.studies") == 2
     err = capsys.readouterr().err
     assert needle in err and str(cfg) in err and len(err.strip().splitlines()) == 1
+
+
+def test_levels_study_plays_every_pairing_and_times_every_agent(capsys, tmp_path):
+    cfg = tmp_path / "levels.toml"
+    cfg.write_text('[study]\nname="levels"\nlayout="levels"\nseed=2\nquick=10\n'
+                   '[[level]]\ngame="jass"\nagents=["jass_rule_based:bidder=simple","random:bidder=simple"]\n'
+                   'opponents=["ismcts:iterations=20,bidder=simple"]\ndeals=300\n'
+                   '[[level]]\ngame="spades"\nagents=["highlow"]\nopponents=["random","ismcts:iterations=10"]\n'
+                   'deals=200\n')
+    assert run(studies_main, [str(cfg), "--quick", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    jass, spades = out["result"]["levels"]
+    assert jass["deals"] == 30 and spades["deals"] == 20
+    assert [(c["row"], c["col"]) for c in jass["cells"]] == [
+        ("jass_rule_based:bidder=simple", "ismcts:iterations=20,bidder=simple"),
+        ("random:bidder=simple", "ismcts:iterations=20,bidder=simple")]
+    rule, rand = jass["cells"]
+    # random card play against a search loses most of the points; the share is the agent side's
+    assert rand["points_share"]["high"] < 0.45 < rule["points_share"]["mean"]
+    assert rand["points_share"]["mean"] == pytest.approx(rand["a_points"]["mean"] / (
+        rand["a_points"]["mean"] + rand["b_points"]["mean"]))
+    assert set(jass["cost"]) == {"jass_rule_based:bidder=simple", "random:bidder=simple",
+                                 "ismcts:iterations=20,bidder=simple"}
+    assert all(c["decisions"] > 50 and c["median_us"] > 0 for c in jass["cost"].values())
+    # a search decision costs more than a rule's
+    assert jass["cost"]["ismcts:iterations=20,bidder=simple"]["median_us"] > jass["cost"][
+        "jass_rule_based:bidder=simple"]["median_us"]
+    assert spades["cells"][0]["a_atpr"]["mean"] > 3.25          # highlow vs three random seats
+    table = out["table"]
+    assert "agent's % of points (95% CI)" in table and "ATpR (95% CI)" in table and "decisions/s" in table
+    assert "× faster than ismcts:iterations=10" in table
 
 
 def test_missing_study_config(capsys):

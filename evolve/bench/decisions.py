@@ -15,9 +15,9 @@ Figures are the median and the 90th percentile over the positions, in microsecon
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
+
+from evolve.evaluate.latency import WARM_UP, positions, time_calls
 
 # (label, seat string, game, game options)
 AGENTS = (
@@ -26,30 +26,6 @@ AGENTS = (
     ("ISMCTS-100", "ismcts:iterations=100", "jass", {}),
     ("random (API overhead)", "random", "jass", {}),
 )
-
-
-def positions(seat: str, game: str, options: dict, n: int, seed: int):
-    """Up to ``n`` card-play observations of seat 0 (playing ``seat``) with a choice of
-    cards, from recorded deals."""
-    from evolve.games.observation import observations
-    from evolve.games.registry import make_game
-    from evolve.runtime.play import play
-
-    deals = max(1, 2 * n // make_game(game, **options).info.n_tricks + 1)
-    r = play(game, [seat, "random"], deals, seed=seed, record=True, **options)
-    out = []
-    for i in range(deals):
-        out += [o for o, _ in observations(r, i) if o.seat == 0 and o.decision == "card" and len(o.legal()) > 1]
-    return out[:n]
-
-
-def _time(fn, items) -> np.ndarray:
-    t = np.empty(len(items))
-    for k, x in enumerate(items):
-        a = time.perf_counter()
-        fn(x)
-        t[k] = time.perf_counter() - a
-    return t * 1e6
 
 
 def bench_decisions(n: int = 300, seed: int = 0, agents=AGENTS) -> dict:
@@ -62,10 +38,10 @@ def bench_decisions(n: int = 300, seed: int = 0, agents=AGENTS) -> dict:
         obs = positions(seat, game, options, n, seed)
         dicts = [o.to_dict() for o in obs]
         agent = make_agent(seat, game, seed=seed, **options)
-        for o in obs[:5]:
+        for o in obs[:WARM_UP]:
             agent.act(o)                    # warm-up: compile or load the agent's kernels
-        act = _time(agent.act, obs)
-        full = _time(lambda d: agent.act(Observation.from_dict(d)), dicts)
+        act = time_calls(agent.act, obs)
+        full = time_calls(lambda d: agent.act(Observation.from_dict(d)), dicts)
         res[label] = {"seat": seat, "game": game, "decisions": len(obs),
                       "act_us": {"median": float(np.median(act)), "p90": float(np.percentile(act, 90))},
                       "from_json_us": {"median": float(np.median(full)), "p90": float(np.percentile(full, 90))}}

@@ -255,6 +255,8 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
         a_single, b_single = np.concatenate(a_score_rounds), np.concatenate(b_score_rounds)
         out["score_share_rounds"] = ratio_ci(a_single, a_single + b_single).as_dict()
         total = a_pts + b_pts
+        # a's share of all the card points, paired by deal (the Jass paper's "% of points")
+        out["points_share"] = ratio_ci(a_pts[played], total[played]).as_dict()
         ok = played & (total > 0)
         share = 100.0 * a_pts[ok] / total[ok]
         tot = float(total[played].sum())

@@ -17,6 +17,10 @@ options). Keys of ``[study]``:
   agent in the other three seats, against this agent alone in seat 0 on the same deals
   (the Sueca study's one-player figures)
 
+``layout = "levels"`` (the search-level study, ``evolve.evaluate.levels``) has no single
+game: ``[study]`` holds ``name``, ``seed``, ``quick`` (and ``description``), and each
+``[[level]]`` table a game, its agents, their opponents and the deals per pairing.
+
 Unknown keys or wrong types are rejected with a one-line error (exit 2).
 """
 
@@ -55,7 +59,7 @@ RULES = ("correct", "study")
 STUDY_KEYS: dict[str, tuple[tuple[type, ...], str, bool]] = {
     "name": ((str,), "a string", True),
     "description": ((str,), "a string", False),
-    "layout": ((str,), "one of euchre, sueca, jass, spades", True),
+    "layout": ((str,), "one of euchre, sueca, jass, spades, levels", True),
     "game": ((str,), "a game name", True),
     "agents": ((list,), "a non-empty list of agent strings", True),
     "seed": ((int,), "a non-negative integer", False),
@@ -68,7 +72,8 @@ STUDY_KEYS: dict[str, tuple[tuple[type, ...], str, bool]] = {
     "champions": ((list,), "a list of champion.npz paths", False),
     "solo": ((str,), "an agent string (the three other seats of the one-seat rows)", False),
 }
-TOP_KEYS = ("study", "options")
+TOP_KEYS = ("study", "options", "level")
+LEVELS_KEYS = ("name", "description", "layout", "seed", "quick")
 
 
 def _bad(path, key, expect, got=None) -> UsageError:
@@ -123,6 +128,10 @@ def load_study(path: str | Path) -> dict:
     options = raw.get("options", {})
     if not isinstance(options, dict):
         raise _bad(path, "options", "an [options] table of game options")
+    if study.get("layout") == "levels":
+        return _load_levels(path, study, raw)
+    if "level" in raw:
+        raise UsageError(f"{path}: key 'level': only a study with layout = \"levels\" takes [[level]] tables")
     _check_keys(path, study)
     if study["layout"] not in LAYOUTS:
         raise _bad(path, "study.layout", "one of " + ", ".join(LAYOUTS), study["layout"])
@@ -146,6 +155,25 @@ def load_study(path: str | Path) -> dict:
     if "games" in study and game.target <= 0:
         raise UsageError(f"{path}: key 'study.games': {game.name} has no game target with these options; use 'deals'")
     return {**study, "options": options, "_game": game, "_path": str(path)}
+
+
+def _load_levels(path: Path, study: dict, raw: dict) -> dict:
+    """A levels study: ``[study]`` with its few keys, the ``[[level]]`` tables validated."""
+    from evolve.evaluate.levels import check_levels
+
+    for key, value in study.items():
+        if key not in LEVELS_KEYS:
+            raise UsageError(f"{path}: key 'study.{key}': the levels layout does not take it; valid keys: "
+                             f"{', '.join(LEVELS_KEYS)} (games, agents and deals go in [[level]] tables)")
+        types, expect, _ = STUDY_KEYS[key]
+        if not isinstance(value, types) or isinstance(value, bool) or (key in ("seed", "quick") and value < (
+                0 if key == "seed" else 1)):
+            raise _bad(path, f"study.{key}", expect, value)
+    if "name" not in study:
+        raise UsageError(f"{path}: missing key 'study.name'; expected a string")
+    if "options" in raw:
+        raise UsageError(f"{path}: key 'options': a levels study takes game options in each [[level]] table")
+    return {**study, "levels": check_levels(path, raw.get("level")), "options": {}, "_path": str(path)}
 
 
 def _with_rule(agent: str, rule: str | None) -> str:
@@ -180,8 +208,10 @@ def _pct(rate, lo, hi) -> str:
 def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int | None = None,
               champions=(), progress: bool = True) -> dict:
     """Play a study; returns ``{"study", "unit", "count", "result", "table"}``."""
-    g = study["_game"]
     seed = study.get("seed", 0) if seed is None else seed
+    if study["layout"] == "levels":
+        return _run_levels(study, quick, workers, seed, progress)
+    g = study["_game"]
     unit, n = _count(study, quick)
     seats, labels = study_agents(study, champions)
     layout = study["layout"]
@@ -199,6 +229,18 @@ def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int |
     if named:
         head += "\n\n" + bidders_line(named)
     return {"study": study["name"], "layout": layout, "unit": unit, "count": n, "seed": seed, "bidders": named,
+            "result": result, "table": head + "\n\n" + table}
+
+
+def _run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool) -> dict:
+    from evolve.evaluate.levels import run_levels
+
+    result, table = run_levels(study, quick, workers, seed, progress)
+    head = f"# {study['name']}\n\nseed {seed}{' (--quick)' if quick else ''}"
+    if any(sees_hidden_hands(parse_seat(s, lv["_game"])) for lv in study["levels"]
+           for s in lv["agents"] + lv["opponents"]):
+        table += "\n\n" + PERFECT_NOTE
+    return {"study": study["name"], "layout": "levels", "unit": "deals", "count": None, "seed": seed, "bidders": {},
             "result": result, "table": head + "\n\n" + table}
 
 
@@ -384,4 +426,5 @@ LAYOUTS = {
     "sueca": StudyLayout(_run_matrix(_table_sueca), takes=("solo",)),
     "jass": StudyLayout(_run_pairs),
     "spades": StudyLayout(_run_versus, needs=("opponent",)),
+    "levels": StudyLayout(None),    # several games: evolve.evaluate.levels
 }

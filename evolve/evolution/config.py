@@ -236,6 +236,21 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "noise": Key(
             (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg
         ),
+        "targets": Key(
+            (str,),
+            "choice",
+            "choice (the card the teacher plays) or visits (an ISMCTS teacher's root visit shares, "
+            "a soft target)",
+            lambda s: s in ("choice", "visits"),
+        ),
+        "dagger_rounds": Key(
+            (int,), 0, "a non-negative integer (DAgger rounds: the clone plays, the teacher labels its decisions)",
+            _nonneg,
+        ),
+        "dagger_deals": Key((int,), 0, "a non-negative integer (deals the clone plays per DAgger round; 0: deals)",
+                            _nonneg),
+        "dagger_epochs": Key((int,), 0, "a non-negative integer (epochs after each DAgger round; 0: epochs)",
+                             _nonneg),
     },
     "parallel": {
         "workers": Key((int,), 0, "a non-negative integer (worker processes; 0: every core)", _nonneg),
@@ -260,7 +275,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("evolution", "partner"), ("evolution", "progress_every"), ("evolution", "progress_deals"),
     ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
     ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
-    ("network", "direct"), ("evolution", "tournament"))}
+    ("network", "direct"), ("evolution", "tournament"), ("imitation", "dagger_rounds"), ("imitation", "targets"),
+    ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:

@@ -43,6 +43,7 @@ from evolve.evaluate.benchmark import seats_against
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
 from evolve.evolution.config import (
     EXTENDABLE,
+    SCHEMA,
     Config,
     ConfigError,
     validate,
@@ -114,6 +115,9 @@ class Evolution:
         if cfg.imitation["teacher"] and self.arch is None:
             raise ConfigError(f"{where}: imitation.teacher: a warm start by imitation trains networks; expected no "
                               f"teacher for agent.kind = {cfg.agent['kind']!r}")
+        if cfg.imitation["targets"] == "visits" and cfg.imitation["teacher"].partition(":")[0] != "ismcts":
+            raise ConfigError(f"{where}: imitation.targets: \"visits\" are an ISMCTS teacher's root visit shares; "
+                              f"expected an ismcts teacher, got {cfg.imitation['teacher']!r} (or targets = \"choice\")")
         # seats are parsed without compiling the callbacks they need: ``prepare_kernels``
         # compiles those and the run's one engine kernel side by side
         with compiles_deferred() as self.callbacks:
@@ -196,7 +200,8 @@ class Evolution:
         from evolve.learn.imitation import imitate
 
         genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
-                                  self.progress, self.workers, self.engine_families)
+                                  self.progress, self.workers, self.engine_families, student=self.agent,
+                                  cache=self.run_dir / "imitation")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "imitation.json").write_text(json.dumps(summary, indent=2) + "\n")
         return genome
@@ -474,6 +479,8 @@ class Evolution:
         })
         if self.config.imitation["teacher"]:
             meta["imitation"] = {k: self.config.imitation[k] for k in ("teacher", "opponents", "deals", "epochs")}
+            meta["imitation"].update({k: self.config.imitation[k] for k in ("targets", "dagger_rounds", "dagger_deals")
+                                      if self.config.imitation[k] != SCHEMA["imitation"][k].default})
         return Champion(self.agent, self.natural(np.asarray(genome)[None, :])[0].copy(), meta)
 
     def export_champion(self, state: RunState, champion: Champion | None = None) -> Path:

@@ -16,12 +16,30 @@ over the legal
    on minibatches, clamped to [-1, 1] after every step (as the Spades thesis's weights are). BLAS runs on one
    thread, so the result is bit for bit the same for a given seed on a given machine.
 
-``imitate`` does both and reports the accuracy on the demonstrations.
+3. ``relabel`` (DAgger, ``dagger_rounds`` > 0): the clone plays ``dagger_deals`` deals
+   in the teacher's seats against the same opponents; every decision *it* makes with two
+   or more legal cards is put to the teacher (``evolve.runtime.decide``: the teacher's own
+   Numba decision on the seat's observation, its hand only), and the teacher's card is
+   the label. The examples join the data and the clone trains on for ``dagger_epochs``.
+   Behavioural cloning alone learns only the states the teacher reaches; the clone's
+   mistakes lead it elsewhere, where it has no example (Ross, Gordon and Bagnell 2011).
+   The share of its own decisions the teacher agrees with is reported per round.
+
+``imitate`` does all three and reports the accuracy on the demonstrations. Examples are
+made in chunks of deals on every worker, each chunk from ``(seed, round, first deal)``
+alone, so the data do not depend on the number of workers; with a ``cache`` folder
+(the run folder's ``imitation/``) every finished chunk and every trained round is
+stored there (plain ``.npz``, no pickles), so an interrupted start loses at most one
+chunk per worker and comes back to the same data and genome.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +50,7 @@ from evolve.core.optim import adam_step
 from evolve.core.pool import map_ordered
 from evolve.core.progress import progress_line
 from evolve.games.bits import cards_of, count
+from evolve.games.observation import observations
 from evolve.games.registry import Game
 from evolve.games.stepper import replay_decisions
 from evolve.learn import mlp
@@ -43,12 +62,20 @@ TEMPERATURE = 5.0
 class Demonstrations:
     """Decisions of a teacher: input vectors, legal outputs and the output chosen."""
 
-    inputs: np.ndarray      # float32 [n, n_in]
+    inputs: np.ndarray      # uint8 [n, n_in] (every encoding's inputs are small whole numbers)
     legal: np.ndarray       # bool [n, n_out]
     target: np.ndarray      # int64 [n]
+    soft: np.ndarray | None = None  # float32 [n, n_out]: the teacher's visit shares (targets = "visits")
 
     def __len__(self) -> int:
         return self.target.shape[0]
+
+    @staticmethod
+    def joined(parts: list["Demonstrations"]) -> "Demonstrations":
+        """The examples of ``parts`` one after another."""
+        soft = np.concatenate([p.soft for p in parts]) if all(p.soft is not None for p in parts) else None
+        return Demonstrations(np.concatenate([p.inputs for p in parts]), np.concatenate([p.legal for p in parts]),
+                              np.concatenate([p.target for p in parts]), soft)
 
 
 def teacher_seats(game: Game, teacher, opponents: list) -> tuple[list, list[int]]:
@@ -65,47 +92,170 @@ COLLECT_CHUNK = 250
 
 
 def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int, seed: int,
-            progress: bool = False, workers: int = 1, engine_families=()) -> Demonstrations:
+            progress: bool = False, workers: int = 1, engine_families=(), cache: Path | None = None,
+            targets: str = "choice") -> Demonstrations:
     """Play ``deals`` deals with the teacher and record its decisions as network examples.
     The deals are played and replayed in chunks on ``workers`` processes; deal i is
     played from ``(seed, i)`` alone, so the examples are the same for any number of
-    workers. ``engine_families``: see ``evolve.play``."""
+    workers. ``engine_families``: see ``evolve.play``; ``cache``: see the module docstring.
+    ``targets = "visits"``: the teacher (ISMCTS) is asked again at each of its decisions
+    and its root visit shares are the target (``TARGETS``)."""
     from evolve.agents.registry import parse_seats
 
     seats, mine = teacher_seats(game, teacher, opponents)
     specs = parse_seats(seats, game)
-    bounds = [(a, min(a + COLLECT_CHUNK, deals)) for a in range(0, deals, COLLECT_CHUNK)]
-    tasks = [(game, arch, specs, tuple(mine), seed, a, b, tuple(engine_families)) for a, b in bounds]
-    parts = []
-    with progress_line("imitation: teacher deals", deals, "deal", enabled=progress) as bar:
-        for part in map_ordered(_collect_chunk, tasks, workers):
-            parts.append(part)
-            bar.update(part[3])
-    target = np.concatenate([p[2] for p in parts])
-    if not len(target):
+    tag = _tag("teacher" if targets == "choice" else f"teacher-{targets}", game, arch, seats, seed, 0)
+    if targets == "choice":
+        task = (lambda a, b: (game, arch, specs, tuple(mine), seed, a, b, tuple(engine_families)))
+        demos = _chunked(_collect_chunk, task, deals, workers, cache, tag, "imitation: teacher deals", progress)
+    else:
+        task = (lambda a, b: (game, arch, specs, tuple(mine), teacher, seed, -1, a, b, tuple(engine_families),
+                              targets))
+        demos, _ = _chunked(_relabel_chunk, task, deals, workers, cache, tag, "imitation: teacher deals", progress,
+                            extra=("agree",))
+    if not len(demos):
         raise ValueError("the teacher made no decision with two or more legal cards")
-    return Demonstrations(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]), target)
+    return demos
+
+
+def relabel(game: Game, student, genome: np.ndarray, teacher: str, opponents: list, deals: int, seed: int,
+            round_: int, progress: bool = False, workers: int = 1, engine_families=(), cache: Path | None = None,
+            targets: str = "choice") -> tuple[Demonstrations, float]:
+    """DAgger: the network ``genome`` (played as ``student``, a ``NetworkAgent``) plays
+    ``deals`` deals in the teacher's seats; its decisions, labelled with the teacher's
+    choice at the same observation. Returns the examples and the share of them where
+    the student already played the teacher's card."""
+    from evolve.agents.registry import parse_seats
+
+    arch = student.arch
+    spec = student.specs(genome[None, :], ["student"])[0]
+    seats, mine = teacher_seats(game, spec, opponents)
+    specs = [spec if i in mine else s for i, s in enumerate(parse_seats(seats, game))]
+    tag = _tag(f"dagger{round_}" + ("" if targets == "choice" else f"-{targets}"), game, arch,
+               [teacher, *map(str, opponents), _digest_array(genome)], seed, round_)
+    labelled = _chunked(_relabel_chunk,
+                        lambda a, b: (game, arch, specs, tuple(mine), teacher, seed, round_, a, b,
+                                      tuple(engine_families), targets),
+                        deals, workers, cache, tag, f"imitation: DAgger round {round_ + 1}, teacher relabels",
+                        progress, extra=("agree",))
+    demos, agree = labelled
+    return demos, float(agree.mean()) if len(agree) else float("nan")
+
+
+def dagger_seed(seed: int, round_: int) -> int:
+    """The seed of the deals the student plays in DAgger round ``round_`` (0-based): new
+    deals every round, none of them the teacher's."""
+    return int.from_bytes(hashlib.sha256(f"{seed}/dagger/{round_}".encode()).digest()[:7], "little")
+
+
+def _tag(phase: str, game: Game, arch: Architecture, seats, seed: int, round_: int) -> str:
+    """A name for the cached chunks of one phase: what determines their content."""
+    text = json.dumps([phase, game.name, game.options, arch.to_json(), [str(s) for s in seats], seed, round_,
+                       COLLECT_CHUNK], sort_keys=True, default=str)
+    return f"{phase}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def _digest_array(a: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a, np.float64).tobytes()).hexdigest()[:16]
+
+
+def _chunked(fn, task_of, deals: int, workers: int, cache: Path | None, tag: str, label: str, progress: bool,
+             extra: tuple[str, ...] = ()):
+    """Run ``fn(*task_of(first, last))`` over chunks of ``COLLECT_CHUNK`` deals on the
+    workers, skipping the chunks stored in ``cache``; returns the joined examples (and
+    the ``extra`` arrays, joined, when asked)."""
+    bounds = [(a, min(a + COLLECT_CHUNK, deals)) for a in range(0, deals, COLLECT_CHUNK)]
+    path = (lambda a, b: Path(cache) / f"{tag}-{a:08d}-{b:08d}.npz") if cache is not None else None
+    stored = {a: _load_chunk(path(a, b)) for a, b in bounds if path is not None and path(a, b).is_file()}
+    todo = [(a, b) for a, b in bounds if a not in stored]
+    with progress_line(label, deals, "deal", enabled=progress) as bar:
+        bar.update(sum(b - a for a, b in bounds if a in stored))
+        for (a, b), part in zip(todo, map_ordered(fn, [task_of(a, b) for a, b in todo], workers)):
+            stored[a] = part
+            if path is not None:
+                _store_chunk(path(a, b), part)
+            bar.update(b - a)
+    parts = [stored[a] for a, _ in bounds]
+    demos = Demonstrations.joined([Demonstrations(p["inputs"], p["legal"], p["target"], p.get("soft"))
+                                   for p in parts])
+    if extra:
+        return demos, *[np.concatenate([p[k] for p in parts]) for k in extra]
+    return demos
+
+
+def _store_chunk(path: Path, part: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **part)
+    os.replace(tmp, path)
+
+
+def _load_chunk(path: Path) -> dict:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
 
 
 def _collect_chunk(game: Game, arch: Architecture, specs, mine: tuple, seed: int, first: int, last: int,
-                   engine_families=()) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The teacher's decisions in deals ``first .. last-1``: (inputs, legal outputs, chosen
-    output, number of deals)."""
+                   engine_families=()) -> dict:
+    """The teacher's decisions in deals ``first .. last-1`` as arrays ``inputs``,
+    ``legal`` (outputs) and ``target`` (the output chosen)."""
     from evolve.runtime.play import play
 
     result = play(game, specs, last - first, seed=seed, start=first, record=True, engine_families=engine_families)
     example = _Example(game, arch)
-    inputs, legal, target = [], [], []
+    rows = []
     for i in range(last - first):
         for seat, hand, lg, mode, pub, card in replay_decisions(game, result, i):
-            if seat not in mine or count(lg) < 2:
+            if seat in mine and count(lg) >= 2:
+                rows.append(example(seat, hand, lg, mode, pub, card))
+    return _arrays(arch, rows)
+
+
+def _relabel_chunk(game: Game, arch: Architecture, specs, mine: tuple, teacher: str, seed: int, round_: int,
+                   first: int, last: int, engine_families=(), targets: str = "choice") -> dict:
+    """The decisions of seats ``mine`` in deals ``first .. last-1`` of DAgger round
+    ``round_`` (-1: the teacher's own deals), each labelled with the teacher's card at
+    that seat's observation (``agree``: the seat played it); with ``targets = "visits"``
+    also the teacher's root visit shares (``soft``)."""
+    from evolve.agents.search.card_search import KIND_ISMCTS, root_visits
+    from evolve.runtime.decide import Agent
+    from evolve.runtime.play import play
+
+    deal_seed = seed if round_ < 0 else dagger_seed(seed, round_)
+    result = play(game, specs, last - first, seed=deal_seed, start=first, record=True,
+                  engine_families=engine_families)
+    judge = Agent(teacher, game.name, seed=deal_seed ^ 0x7EAC, **game.options)
+    visits = targets == "visits"
+    if visits and judge.spec.play_kind != KIND_ISMCTS:
+        raise ValueError(f"imitation.targets = \"visits\" needs an ISMCTS teacher, not {teacher!r}")
+    example = _Example(game, arch)
+    rows, agree, soft = [], [], []
+    for i in range(last - first):
+        judge.new_deal(first + i)
+        for obs, card in observations(result, i):
+            if obs.seat not in mine or obs.decision != "card" or len(obs.legal()) < 2:
                 continue
-            x, row, chosen = example(seat, hand, lg, mode, pub, card)
-            inputs.append(x)
-            legal.append(row)
-            target.append(chosen)
-    return (np.array(inputs, np.float32).reshape(-1, arch.n_in), np.array(legal, bool).reshape(-1, arch.n_out),
-            np.array(target, np.int64), last - first)
+            st = obs.state
+            label = judge.play(obs)
+            rows.append(example(obs.seat, st.hand, np.uint64(sum(1 << c for c in st.legal)), st.mode, st.pub, label))
+            agree.append(label == card)
+            if visits:
+                n = root_visits(judge.work, game.info.n_cards)
+                share = np.zeros(arch.n_out, np.float32)
+                for c in st.legal:
+                    share[output_index(arch, obs.seat, st.hand, st.pub, c)] = n[c]
+                soft.append(share / share.sum())
+    out = {**_arrays(arch, rows), "agree": np.array(agree, bool)}
+    if visits:
+        out["soft"] = np.array(soft, np.float32).reshape(-1, arch.n_out)
+    return out
+
+
+def _arrays(arch: Architecture, rows: list) -> dict:
+    return {"inputs": np.array([r[0] for r in rows], np.uint8).reshape(-1, arch.n_in),
+            "legal": np.array([r[1] for r in rows], bool).reshape(-1, arch.n_out),
+            "target": np.array([r[2] for r in rows], np.int64)}
 
 
 class _Example:
@@ -121,11 +271,12 @@ class _Example:
 
     def __call__(self, seat, hand, legal, mode, pub, card) -> tuple[np.ndarray, np.ndarray, int]:
         arch = self.arch
-        network_inputs(arch.kind, self.params, 0, seat, self.game.rules, mode, hand, pub, self.work, self.x)
+        network_inputs(arch.kind, self.params, 0, seat, self.game.rules, np.int64(mode), np.uint64(hand), pub,
+                       self.work, self.x)
         row = np.zeros(arch.n_out, bool)
-        for c in cards_of(legal):
+        for c in cards_of(np.uint64(legal)):
             row[output_index(arch, seat, hand, pub, c)] = True
-        return self.x.astype(np.float32), row, output_index(arch, seat, hand, pub, card)
+        return self.x.astype(np.uint8), row, output_index(arch, seat, hand, pub, card)
 
 
 def warm_replay(game: Game, arch: Architecture) -> None:
@@ -165,12 +316,19 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
     n = np.arange(len(y))
-    loss = float(-np.log(p[n, y] + 1e-12).mean())
+    if demos.soft is None:
+        loss = float(-np.log(p[n, y] + 1e-12).mean())
+    else:                                   # cross-entropy to the teacher's visit shares
+        q = demos.soft[rows].astype(np.float64)
+        loss = float(-(q * np.log(p + 1e-12)).sum(axis=1).mean())
     accuracy = float((logits.argmax(axis=1) == y).mean())
     if not grad:
         return loss, accuracy, None
     d = p
-    d[n, y] -= 1.0
+    if demos.soft is None:
+        d[n, y] -= 1.0
+    else:
+        d -= q
     d *= TEMPERATURE * (1.0 - out ** 2) / len(y)
     (g1, gb1), (g2, gb2), (g3, gb3) = mlp.backward(acts, layers, d)
     g = {"W1": g1, "b1": gb1, "W2": g2, "b2": gb2, "W3T": g3.T, "b3": gb3}
@@ -180,13 +338,15 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
 
 
 def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate: float, batch: int, seed: int,
-          progress: bool = False) -> tuple[np.ndarray, list[dict]]:
+          progress: bool = False, start: np.ndarray | None = None, round_: int = -1, label: str = "imitation: training"
+          ) -> tuple[np.ndarray, list[dict]]:
     """A genome (weights in [-1, 1]) trained to pick the demonstrated outputs, and the
-    loss/accuracy after each epoch."""
+    loss/accuracy after each epoch; from ``start`` when given (DAgger round ``round_``),
+    else from small random weights."""
     from threadpoolctl import threadpool_limits
 
-    rng = np.random.default_rng([seed, 0x1417])
-    genome = 0.3 * arch.random_genome(rng)
+    rng = np.random.default_rng([seed, 0x1417] if round_ < 0 else [seed, 0x1417, round_])
+    genome = 0.3 * arch.random_genome(rng) if start is None else np.array(start, np.float64)
     weights = arch.unpack(genome)            # views into ``genome`` (biases: zeros when off)
     if arch.direct:
         weights["D"][:] = 0.0                # the clone starts without direct connections
@@ -196,7 +356,7 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
     history = []
     probe = np.arange(min(len(demos), 20000))
     with threadpool_limits(limits=1, user_api="blas"), \
-            progress_line("imitation: training", epochs, "epoch", enabled=progress) as bar:
+            progress_line(label, epochs, "epoch", enabled=progress) as bar:
         for epoch in range(epochs):
             order = rng.permutation(len(demos))
             for start in range(0, len(demos), batch):
@@ -212,14 +372,50 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
 
 
 def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress: bool = False,
-            workers: int = 1, engine_families=()) -> tuple[np.ndarray, dict]:
+            workers: int = 1, engine_families=(), student=None, cache: Path | None = None) -> tuple[np.ndarray, dict]:
     """Collect the teacher's decisions and train a genome on them (``settings`` is the
-    config's ``[imitation]`` table); returns the genome and a summary for the run folder."""
+    config's ``[imitation]`` table), then run its DAgger rounds with ``student`` (the
+    run's ``NetworkAgent``); returns the genome and a summary for the run folder."""
+    targets = settings.get("targets", "choice")
     demos = collect(game, arch, settings["teacher"], settings["opponents"], settings["deals"], seed, progress, workers,
-                    engine_families)
-    genome, history = train(
-        arch, demos, settings["epochs"], settings["learning_rate"], settings["batch"], seed, progress
-    )
+                    engine_families, cache, targets)
+    genome, history = _trained(cache, "clone", arch, demos, settings["epochs"], settings, seed, progress, None, -1)
     summary = {"teacher": settings["teacher"], "opponents": settings["opponents"], "deals": settings["deals"],
-               "decisions": len(demos), "epochs": settings["epochs"], "history": history}
+               "targets": targets, "decisions": len(demos), "epochs": settings["epochs"], "history": history}
+    rounds = settings.get("dagger_rounds", 0)
+    if rounds and student is None:
+        raise ValueError("DAgger rounds need the student network agent")
+    summary["dagger"] = []
+    for r in range(rounds):
+        extra, agree = relabel(game, student, genome, settings["teacher"], settings["opponents"],
+                               settings.get("dagger_deals") or settings["deals"], seed, r, progress, workers,
+                               engine_families, cache, targets)
+        demos = Demonstrations.joined([demos, extra])
+        genome, hist = _trained(cache, f"dagger{r}", arch, demos, settings.get("dagger_epochs") or settings["epochs"],
+                                settings, seed, progress, genome, r)
+        summary["dagger"].append({"round": r + 1, "student_decisions": len(extra), "teacher_agrees": round(agree, 5),
+                                  "decisions": len(demos), "history": hist})
+    if not rounds:
+        del summary["dagger"]
     return genome, summary
+
+
+def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstrations, epochs: int, settings: dict,
+             seed: int, progress: bool, start: np.ndarray | None, round_: int) -> tuple[np.ndarray, list[dict]]:
+    """``train``, or its stored result when ``cache`` holds the same training (same data,
+    start, settings)."""
+    key = hashlib.sha256(json.dumps([name, arch.to_json(), epochs, settings["learning_rate"], settings["batch"], seed,
+                                     settings.get("targets", "choice"),
+                                     round_, len(demos), _digest_array(demos.target),
+                                     None if start is None else _digest_array(start)],
+                                    sort_keys=True, default=str).encode()).hexdigest()[:12]
+    path = Path(cache) / f"trained-{name}-{key}.npz" if cache is not None else None
+    if path is not None and path.is_file():
+        stored = _load_chunk(path)
+        return stored["genome"], json.loads(str(stored["history"]))
+    label = "imitation: training" if round_ < 0 else f"imitation: DAgger round {round_ + 1}, training"
+    genome, history = train(arch, demos, epochs, settings["learning_rate"], settings["batch"], seed, progress, start,
+                            round_, label)
+    if path is not None:
+        _store_chunk(path, {"genome": genome, "history": np.array(json.dumps(history))})
+    return genome, history

@@ -645,6 +645,21 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
     return best
 
 
+def root_visits(work: np.ndarray, n_cards: int) -> np.ndarray:
+    """After an ISMCTS decision in ``work``: the visits of each card at the root of its
+    tree ([n_cards], zero for cards never tried), the search's own preference among the
+    legal cards (it plays the most visited). Distillation trains on it
+    (``evolve.learn.imitation``, ``targets = "visits"``)."""
+    iw = work.view(np.int64)
+    out = np.zeros(n_cards)
+    ch = iw[OFF_TREE + N_CHILD]
+    while ch >= 0:
+        a = OFF_TREE + NODE_STRIDE * ch
+        out[iw[a + N_MOVE]] = work[a + N_VISITS]
+        ch = iw[a + N_SIBLING]
+    return out
+
+
 @kernel
 def scheduled_determinizations(factor, n_tricks, trick):
     """T-DMCTS's determinizations in trick ``trick`` (0-based): ``factor`` x the tricks after
