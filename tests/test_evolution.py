@@ -35,7 +35,7 @@ EXPECTED = {
     "too_small.toml": "evolution.population: got 2; expected an integer >= 4",
     "unknown_game.toml": "experiment.game: got 'chess'; expected one of spades, euchre, sueca, jass",
     "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
-    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card or hand",
+    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card, hand or seat",
     "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
     "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, "
                             "fixed_spades",
