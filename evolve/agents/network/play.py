@@ -19,8 +19,8 @@ Two hidden tanh layers; the agent plays the legal card whose output is highest (
 of illegal cards are never computed; a lone legal card is played without evaluating the
 network). The output tanh is monotonic, so it is skipped.
 
-Encodings (``ENC_CARD`` and ``ENC_HAND``; games with a variable trump append a one-hot of
-the trump mode):
+Encodings (``ENC_CARD``, ``ENC_HAND`` and ``ENC_SEAT``; games with a variable trump append a
+one-hot of the trump mode):
 
 - card-based: three inputs per card of the deck, a one-hot location — in my hand / on the
   table in the current trick / played in an earlier trick — all zero while unseen; Euchre
@@ -30,6 +30,16 @@ the trump mode):
   1..R, then a one-hot suit), zeroed once played; then the up to 3 cards already in the
   current trick; then the cards of earlier tricks in the order played. One output per
   position of the dealt hand.
+- seat-based (``"seat"``): what the seat knows, built from its hand and the public history
+  alone. Eight inputs per card of the deck, relative to the deciding seat (offset 1: the
+  next seat to play after it, 2: across, the partner in partnership games, 3: the seat
+  before it): in my hand; on the table in the current trick, played by offset 1 / 2 / 3;
+  played in an earlier trick (by anyone) or otherwise seen (the Euchre turned card, as in
+  the card-based encoding); may still be held by offset 1 / 2 / 3 (``may_hold``: unseen
+  cards minus the suits that seat showed void in, the Jass Buur rule, a shown card held
+  by the dealer; the rows the search agents sample deals from). The Euchre upcard ordered
+  up is both seen and possibly the dealer's; every other card sets one of the first five
+  inputs or up to three may-hold inputs. One output per card, as card-based.
 
 Only the deciding seat's hand and the public state are read.
 
