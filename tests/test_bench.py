@@ -68,16 +68,16 @@ def test_networks_table_in_process(capsys):
     row = res["spades"]["card"]
     assert row["architecture"]["n_h1"] == 156 and row["rounds_per_s"] > 0 and row["played_share"] == 1.0
     assert res["target"]["threshold"] == 15_000 and res["target"]["pass"] == (row["rounds_per_s"] >= 15_000)
+    ls = row["lockstep"]
+    assert ls["rounds_per_s"] > 0 and row["ratio"] == ls["rounds_per_s"] / row["rounds_per_s"]
+    assert res["lockstep_target"]["threshold"] == 30_000
+    assert res["lockstep_target"]["pass"] == (ls["rounds_per_s"] >= 30_000)
     # the seat encoding with the card encoding's hidden sizes: no target (another architecture)
     assert bench.main(["networks", "--games", "spades", "--encodings", "seat", "--hidden", "16,16", "--seconds", "0.05",
                        "--repeats", "1", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     arch = res["spades"]["seat"]["architecture"]
     assert (arch["n_in"], arch["n_h1"], arch["n_h2"]) == (416, 16, 16) and res["target"]["value"] is None
-    ls = row["lockstep"]
-    assert ls["rounds_per_s"] > 0 and row["ratio"] == ls["rounds_per_s"] / row["rounds_per_s"]
-    assert res["lockstep_target"]["threshold"] == 30_000
-    assert res["lockstep_target"]["pass"] == (ls["rounds_per_s"] >= 30_000)
 
 
 def test_evolution_json_smoke():
