@@ -72,6 +72,12 @@ def test_networks_table_in_process(capsys):
     assert ls["rounds_per_s"] > 0 and row["ratio"] == ls["rounds_per_s"] / row["rounds_per_s"]
     assert res["lockstep_target"]["threshold"] == 30_000
     assert res["lockstep_target"]["pass"] == (ls["rounds_per_s"] >= 30_000)
+    # the seat encoding with the card encoding's hidden sizes: no target (another architecture)
+    assert bench.main(["networks", "--games", "spades", "--encodings", "seat", "--hidden", "16,16", "--seconds", "0.05",
+                       "--repeats", "1", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    arch = res["spades"]["seat"]["architecture"]
+    assert (arch["n_in"], arch["n_h1"], arch["n_h2"]) == (416, 16, 16) and res["target"]["value"] is None
 
 
 def test_evolution_json_smoke():

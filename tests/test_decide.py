@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 import evolve
@@ -79,7 +80,30 @@ CASES = [
 
 @pytest.mark.parametrize("game,options,seats", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_replay_matches_engine(game, options, seats):
-    n, start, seed = 6, 5, 21
+    _replay_matches_engine(game, options, seats)
+
+
+@pytest.mark.parametrize("game,options", [("euchre", {}), ("spades", {"partnership": True, "bidding": "standard"}),
+                                          ("jass", {})])
+def test_seat_encoding_network_replay_matches_engine(tmp_path, game, options):
+    """A network of the seat encoding (voids, who played what, the ordered-up Euchre card
+    in the dealer's hand) decides in ``evolve.agent`` as in the engine."""
+    from evolve.agents.genomes.champion import Champion, save_champion
+    from evolve.agents.genomes.evolvable import NetworkAgent
+    from evolve.agents.network.architecture import Architecture
+
+    g = evolve.make_game(game, **options)
+    seats = []
+    for k in range(2):
+        arch = Architecture.for_game(g, "seat", (16, 16))
+        genome = arch.random_genome(np.random.default_rng(k))
+        save_champion(tmp_path / f"net{k}", Champion(NetworkAgent(arch, "simple"), genome, {"game": game}))
+        seats.append(f"champion:{tmp_path / f'net{k}'}")
+    _replay_matches_engine(game, options, [seats[0], "random", seats[1], "random:bidder=simple"], n=12)
+
+
+def _replay_matches_engine(game, options, seats, n=6):
+    start, seed = 5, 21
     r = evolve.play(game, seats, n, seed=seed, start=start, dealer=2, record=True, **options)
     seats4 = seats * (4 // len(seats))
     agents = [evolve.agent(s, game, seed=seed, **options) for s in seats4]

@@ -19,8 +19,8 @@ from evolve.games.registry import make_game
 HIGHLOW = [1.0, 0.0, -0.25, 0.0, 0.0, 0.5]
 
 
-def _direct_spec(game, weights, seed=None):
-    arch = Architecture.for_game(game, "card", (16, 16), True, direct=True)
+def _direct_spec(game, weights, seed=None, encoding="card"):
+    arch = Architecture.for_game(game, encoding, (16, 16), True, direct=True)
     genome = (
         np.zeros(arch.genome_size) if seed is None else np.random.default_rng(seed).uniform(-1, 1, arch.genome_size)
     )
@@ -44,12 +44,14 @@ def test_a_network_of_direct_connections_alone_plays_highlow():
     ("sueca", {}, (1, 2)),        # the dealer (3) keeps the shown trump card
     ("jass", {}, (1, 2, 3)),
 ])
-def test_direct_features_read_no_hidden_card(game_name, options, swap):
+@pytest.mark.parametrize("encoding", ["card", "seat"])
+def test_direct_features_read_no_hidden_card(game_name, options, swap, encoding):
     """Seat 0 leads trick 1: permuting the other seats' hands changes nothing it may see,
-    so its first card (which depends on the 'wins for certain' feature) must not change."""
+    so its first card (which depends on the 'wins for certain' feature and, with the seat
+    encoding, on what the others may hold) must not change."""
     g = make_game(game_name, **options)
     info = g.info
-    spec = _direct_spec(g, [0.2, 1.0, 0.3, -0.4, 0.5, 0.1], seed=1)
+    spec = _direct_spec(g, [0.2, 1.0, 0.3, -0.4, 0.5, 0.1], seed=1, encoding=encoding)
     seats = [spec, "random:bidder=random", "random:bidder=random", "random:bidder=random"]
     rng = np.random.default_rng(3)
     hs = info.hand_size

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import evolve
 from evolve.agents.genomes.champion import load_champion
 from evolve.evolution.config import ConfigError, load_config
 from evolve.evolution.runner import Evolution
@@ -35,7 +36,7 @@ EXPECTED = {
     "too_small.toml": "evolution.population: got 2; expected an integer >= 4",
     "unknown_game.toml": "experiment.game: got 'chess'; expected one of spades, euchre, sueca, jass",
     "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
-    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card or hand",
+    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card, hand or seat",
     "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
     "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, "
                             "fixed_spades",
@@ -212,6 +213,22 @@ def test_same_seed_same_champion_with_1_and_2_workers(tmp_path):
     for key in ("game", "encoding", "layers", "fitness_kind", "generation", "seed", "config_hash", "version"):
         assert key in meta
     assert champ.arch.n_h1 == 12 and champ.arch.game == "spades"
+
+
+def test_seat_encoding_evolves_and_its_champion_round_trips(tmp_path):
+    """``network.encoding = "seat"`` end to end: a run, its exported champion loaded again
+    (same genome and architecture) and played by ``evolve.play`` as the run's networks."""
+    cfg = load_config(TINY).with_overrides(network={"encoding": "seat"},
+                                           evolution={"generations": 2, "max_generations": 2})
+    evo = Evolution(cfg, run_dir=tmp_path / "seat", plot_dir=tmp_path / "seat" / "plots", progress=False)
+    assert (evo.arch.encoding, evo.arch.n_in, evo.arch.n_out) == ("seat", 416, 52)
+    state = evo.run()
+    evo.export_champion(state)
+    champ = load_champion(tmp_path / "seat" / "champion.npz")
+    assert champ.arch == evo.arch
+    assert json.loads((tmp_path / "seat" / "champion.json").read_text())["architecture"]["encoding"] == "seat"
+    r = evolve.play("spades", [f"champion:{tmp_path / 'seat'}", "random", "random", "random"], 200, seed=1)
+    assert r.tricks[:, 0].mean() > 0
 
 
 def test_patience_rule_extends_the_run(tmp_path):

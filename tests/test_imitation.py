@@ -23,7 +23,8 @@ TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 
 
 @pytest.mark.parametrize("game_name,encoding",
-                         [("spades", "card"), ("euchre", "hand"), ("jass", "card"), ("sueca", "hand")])
+                         [("spades", "card"), ("euchre", "hand"), ("jass", "card"), ("sueca", "hand"),
+                          ("euchre", "seat"), ("jass", "seat")])
 def test_demonstrations_are_the_teachers_legal_choices(game_name, encoding):
     g = make_game(game_name)
     arch = Architecture.for_game(g, encoding, (8, 8))
@@ -34,7 +35,28 @@ def test_demonstrations_are_the_teachers_legal_choices(game_name, encoding):
     assert n > 30 and demos.inputs.shape == (n, arch.n_in) and demos.legal.shape == (n, arch.n_out)
     assert demos.legal[np.arange(n), demos.target].all()          # the chosen output is a legal one
     assert (demos.legal.sum(axis=1) >= 2).all()                     # forced moves are not examples
-    assert set(np.unique(demos.inputs)) <= ({0.0, 1.0} if encoding == "card" else set(range(0, 14)))
+    assert set(np.unique(demos.inputs)) <= ({0.0, 1.0} if encoding != "hand" else set(range(0, 14)))
+
+
+@pytest.mark.parametrize("game_name", ["euchre", "jass"])
+def test_seat_encoding_demonstrations_are_what_the_teacher_network_saw(tmp_path, game_name):
+    """A seat-encoding network as the teacher: its float64 forward pass on each collected
+    input vector picks the card it played in the engine (the examples' inputs are the
+    kernel's, voids and the ordered-up Euchre card included)."""
+    from evolve.agents.genomes.champion import Champion, save_champion
+    from evolve.agents.genomes.evolvable import NetworkAgent
+
+    g = make_game(game_name)
+    arch = Architecture.for_game(g, "seat", (16, 16))
+    genome = arch.random_genome(np.random.default_rng(3))
+    save_champion(tmp_path, Champion(NetworkAgent(arch, "simple"), genome, {"game": game_name}))
+    demos = collect(g, arch, f"champion:{tmp_path}", ["random"], 40, seed=2)
+    p = arch.unpack(genome)
+    out = np.tanh(np.tanh(demos.inputs @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]) @ p["W3T"].T + p["b3"]
+    out = np.where(demos.legal, out, -np.inf)
+    n = len(demos)
+    assert n > 40
+    assert (out[np.arange(n), demos.target] >= out.max(axis=1) - 2e-3).all()
 
 
 def test_training_is_reproducible_clamped_and_learns_highlow():

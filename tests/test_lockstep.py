@@ -46,11 +46,11 @@ def _same(a, b):
 
 
 def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit():
-    # three networks (card-based, hand-based, card-based with direct connections) and a
+    # three networks (card-based, hand-based, seat-based with direct connections) and a
     # random seat; standard bidding exercises the bidders before the play
     g = make_game("spades", partnership=True, bidding="standard")
     rng = np.random.default_rng(1)
-    seats = [*_nets(g, rng, "card", "hand", "card+direct"), "random"]
+    seats = [*_nets(g, rng, "card", "hand", "seat+direct"), "random"]
     a = evolve.play(g, seats, 1500, seed=4, record=True)
     b = evolve.play(g, seats, 1500, seed=4, record=True, lockstep=True)
     assert _same(a, b) and (b.score != 0).any()
@@ -74,7 +74,7 @@ def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit(
 def test_euchre_with_passed_out_deals_and_lone_hands_is_the_batch_kernel_bit_for_bit():
     g = make_game("euchre")
     rng = np.random.default_rng(2)
-    seats = [*_nets(g, rng, "card", "hand", "card"), "random"]     # the networks bid with the simple bidder
+    seats = [*_nets(g, rng, "card", "hand", "seat"), "random"]     # the networks bid with the simple bidder
     a = evolve.play(g, seats, 3000, seed=1, record=True)
     b = evolve.play(g, seats, 3000, seed=1, record=True, lockstep=True)
     assert _same(a, b)

@@ -17,6 +17,7 @@ from evolve.agents.network.architecture import Architecture, column_blocks, outp
 from evolve.agents.network.play import (
     ENC_CARD,
     ENC_HAND,
+    ENC_SEAT,
     H_W1_ID,
     H_W1_SCALE,
     HEADER,
@@ -26,12 +27,24 @@ from evolve.agents.network.play import (
     network_outputs,
 )
 from evolve.games.bits import cards_of
+from evolve.games.knowledge import may_hold
 from evolve.games.registry import make_game
-from evolve.games.state import HISTORY, HISTORY_STRIDE, N_ACTIVE, NPLAYED, PLAYED_BY, TRICK, TRICK_CARDS, UPCARD
+from evolve.games.state import (
+    HISTORY,
+    HISTORY_STRIDE,
+    N_ACTIVE,
+    NPLAYED,
+    PLAYED_BY,
+    TRICK,
+    TRICK_CARDS,
+    TRICK_SEATS,
+    UPCARD,
+    VOIDS,
+)
 from evolve.games.stepper import TrickState, replay_decisions
 
 GAMES = ("spades", "euchre", "sueca", "jass")
-ENCODINGS = ("card", "hand")
+ENCODINGS = ("card", "hand", "seat")
 OUT_TOL = 2e-3      # |kernel output - float64 reference output|
 TIE_TOL = 2e-3      # a choice within this of the best reference output is a near-tie
 RNGS = np.ones(5, np.uint64)
@@ -50,17 +63,28 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
     played = set()
     for s in range(4):
         played |= set(cards_of(np.uint64(pub[PLAYED_BY + s])))
+    seen = played - set(trick)
+    up = int(pub[UPCARD])
+    if info.name == "euchre" and up >= 0 and up not in held and up not in trick:
+        seen.add(up)
     if arch.encoding == "card":
         for c in held:
             x[3 * c] = 1
         for c in trick:
             x[3 * c + 1] = 1
-        seen = played - set(trick)
-        up = int(pub[UPCARD])
-        if info.name == "euchre" and up >= 0 and up not in held and up not in trick:
-            seen.add(up)
         for c in seen:
             x[3 * c + 2] = 1
+    elif arch.encoding == "seat":
+        for c in held:
+            x[8 * c] = 1
+        for q, c in enumerate(trick):
+            x[8 * c + (int(pub[TRICK_SEATS + q]) - seat) % 4] = 1     # by offset 1, 2, 3
+        for c in seen:
+            x[8 * c + 4] = 1
+        for o in (1, 2, 3):
+            for c in cards_of(may_hold(game.rules, mode, seat, np.uint64(hand), pub, (seat + o) % 4)):
+                assert c not in held and c not in trick and c not in played
+                x[8 * c + 4 + o] = 1
     else:
         n_ranks = info.n_cards // 4
 
@@ -143,7 +167,7 @@ def test_pack_layout_round_trip(shape, bias):
         params = arch.pack(genome)
         assert params.shape == (arch.packed_size,)
         assert list(params[:5]) == [
-            ENC_CARD if encoding == "card" else ENC_HAND,
+            {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT}[encoding],
             arch.n_in,
             arch.n_h1,
             arch.n_h2,
@@ -273,10 +297,14 @@ def test_records_survive_foreign_writes_and_other_networks():
     rng = np.random.default_rng(7)
     arch = Architecture.for_game(g, "card")
     other = Architecture.for_game(g, "hand", hidden=(40, 40))
+    seat_arch = Architecture.for_game(g, "seat", hidden=(20, 24))
+    pseat = seat_arch.pack(seat_arch.random_genome(rng))
+    seat_out = np.zeros(seat_arch.n_out, np.float32)
+    seat_fresh = np.zeros(seat_arch.n_out, np.float32)
     genomes = [arch.random_genome(rng) for _ in range(2)]
     params = [arch.pack(gn) for gn in genomes]
     pother = other.pack(other.random_genome(rng))
-    work = np.zeros(max(arch.work_size, other.work_size))
+    work = np.zeros(max(arch.work_size, other.work_size, seat_arch.work_size))
     out = np.zeros(arch.n_out, np.float32)
     fresh = np.zeros(arch.n_out, np.float32)
     junk = np.zeros(other.n_out, np.float32)
@@ -290,6 +318,12 @@ def test_records_survive_foreign_writes_and_other_networks():
         network_outputs(other.kind, pother, 0, (seat + 1) % 4, g.rules, mode, hand, pub, work, junk)
         network_outputs(arch.kind, params[j], 0, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size), fresh)
         np.testing.assert_array_equal(out, fresh)
+        # a seat-encoding network at the same seat now and then: card and seat records never mix
+        if k % 4 == 2:
+            network_outputs(seat_arch.kind, pseat, 0, seat, g.rules, mode, hand, pub, work, seat_out)
+            network_outputs(seat_arch.kind, pseat, 0, seat, g.rules, mode, hand, pub,
+                            np.zeros(seat_arch.work_size), seat_fresh)
+            np.testing.assert_array_equal(seat_out, seat_fresh)
     with pytest.raises(ValueError, match="work array smaller"):
         network_outputs(
             arch.kind, params[0], 0, 0, g.rules, 0, pos[0][1], pos[0][4], np.zeros(arch.work_size // 2), out
@@ -370,6 +404,90 @@ def test_card_encoding_euchre_upcard_and_trump():
     assert list(inputs_of(arch, g, st)[48:51]) == [0, 1, 0]           # only "on the table"
     play_first_legal(st, 3)
     assert list(inputs_of(arch, g, st)[48:51]) == [0, 0, 1]
+
+
+def test_seat_encoding_relative_seats_and_voids():
+    """Seat 1 shows a void in clubs in trick 1; seat 3 leads a club to trick 2. Seat 0 (to
+    move) sees that card as played by offset 3, and the unseen clubs as possibly held by
+    offsets 2 and 3 but not 1; seat 2 sees the same facts from its chair (seat 3 is its
+    offset 1, seat 1 its offset 3)."""
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "seat")
+    assert (arch.n_in, arch.n_out) == (416, 52)
+    hands = [[*range(0, 6), *range(13, 20)],                 # clubs 0-5, diamonds 13-19
+             [*range(20, 26), *range(26, 33)],               # no club
+             [*range(6, 11), *range(33, 39), 39, 40],
+             [11, 12, *range(41, 52)]]
+    st = TrickState(g, hands, 0, 0)
+    for c in (0, 20, 6, 12, 11):                             # seat 3 wins trick 1 with the club ace, leads 11
+        st.play(c)
+    assert st.to_move == 0 and st.trick() == [(3, 11)] and st.pub[VOIDS + 1] & 1
+    unseen_clubs = [7, 8, 9, 10]                             # seat 2's, but seat 0 cannot know whose
+    x = inputs_of(arch, g, st).reshape(52, 8)
+    assert list(x[11]) == [0, 0, 0, 1, 0, 0, 0, 0]           # on the table, by the seat before me
+    for c in (0, 20, 6, 12):
+        assert list(x[c]) == [0, 0, 0, 0, 1, 0, 0, 0]        # an earlier trick
+    for c in st.hand(0):
+        assert list(x[c]) == [1, 0, 0, 0, 0, 0, 0, 0]
+    for c in unseen_clubs:
+        assert list(x[c]) == [0, 0, 0, 0, 0, 0, 1, 1]        # offset 1 (seat 1) is void in clubs
+    for c in [*range(21, 26), *range(26, 52)]:
+        assert list(x[c]) == [0, 0, 0, 0, 0, 1, 1, 1]
+    assert x.sum() == 12 + 1 + 4 + 2 * 4 + 3 * 31
+    y = inputs_of(arch, g, st, seat=2).reshape(52, 8)
+    assert list(y[11]) == [0, 1, 0, 0, 0, 0, 0, 0]           # seat 3 is seat 2's next seat
+    for c in range(1, 6):                                    # seat 0's clubs, unseen by seat 2
+        assert list(y[c]) == [0, 0, 0, 0, 0, 1, 1, 0]        # seat 1 = offset 3 is void
+    for c in st.hand(2):
+        assert list(y[c]) == [1, 0, 0, 0, 0, 0, 0, 0]
+    st.play(1)                                               # seat 0 follows: offset 1 of seat 3, 2 of seat 2
+    assert list(inputs_of(arch, g, st, seat=3).reshape(52, 8)[1]) == [0, 1, 0, 0, 0, 0, 0, 0]
+    assert list(inputs_of(arch, g, st, seat=2).reshape(52, 8)[1]) == [0, 0, 1, 0, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_seat_encoding_reads_no_hidden_card(game_name):
+    """Mid-deal, swapping unplayed cards of one suit between two other seats replays the same
+    public history: the seat's input vector must not change (and it does read voids)."""
+    g = make_game(game_name)
+    info = g.info
+    arch = Architecture.for_game(g, "seat")
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(400):
+        if checked >= 12:
+            break
+        deck = rng.permutation(info.n_cards)
+        h = info.hand_size
+        hands = [sorted(deck[k * h:(k + 1) * h].tolist()) for k in range(4)]
+        mode = int(rng.integers(info.n_modes))
+        s = TrickState(g, hands, mode=mode, leader=0)
+        plays = []
+        for _ in range(int(rng.integers(3, info.n_cards // 2))):
+            c = int(rng.choice(s.legal()))
+            plays.append(c)
+            s.play(c)
+        seat = s.to_move
+        a, b = [x for x in range(4) if x != seat][:2]
+        pairs = [(x, y) for x in s.hand(a) for y in s.hand(b) if x // (info.n_cards // 4) == y // (info.n_cards // 4)]
+        if not pairs:
+            continue
+        x, y = pairs[0]
+        swapped = [set(hd) for hd in hands]
+        swapped[a] = (swapped[a] - {x}) | {y}
+        swapped[b] = (swapped[b] - {y}) | {x}
+        t = TrickState(g, [sorted(hd) for hd in swapped], mode=mode, leader=0)
+        try:
+            for c in plays:
+                t.play(c)
+        except ValueError:               # a trump-suit rule (Euchre bowers, Jass Buur) made a play illegal
+            continue
+        if not (t.pub == s.pub).all():
+            continue
+        assert t.hands[seat] == s.hands[seat] and t.hands[a] != s.hands[a]
+        np.testing.assert_array_equal(inputs_of(arch, g, s), inputs_of(arch, g, t))
+        checked += 1
+    assert checked >= 12
 
 
 def test_hand_encoding_slots():

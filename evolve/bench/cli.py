@@ -180,14 +180,22 @@ def _add_agents(sub) -> None:
     _json_and_run(p, run_agents, format_agents)
 
 
+def _hidden_arg(text: str) -> tuple[int, int]:
+    parts = [t.strip() for t in text.split(",")]
+    if len(parts) != 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"expected two positive integers H1,H2, got {text!r}")
+    return int(parts[0]), int(parts[1])
+
+
 def run_networks(args) -> dict:
+    from evolve.agents.network.architecture import ENCODINGS
     from evolve.bench.networks import bench_networks
 
     encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
     for e in encodings:
-        if e not in ("card", "hand"):
-            raise UsageError(f"--encodings: unknown encoding {e!r}; valid: card, hand")
-    return bench_networks(args.seconds, args.games, encodings, args.repeats)
+        if e not in ENCODINGS:
+            raise UsageError(f"--encodings: unknown encoding {e!r}; valid: {', '.join(ENCODINGS)}")
+    return bench_networks(args.seconds, args.games, encodings, args.repeats, hidden=args.hidden)
 
 
 def format_networks(res: dict) -> str:
@@ -199,7 +207,9 @@ def format_networks(res: dict) -> str:
 def _add_networks(sub) -> None:
     p = sub.add_parser("networks", help="four evolved-network seats: rounds/s per game and encoding on one core")
     p.add_argument("--games", type=_games_arg, default=list(ENGINE_GAMES), help="comma-separated games")
-    p.add_argument("--encodings", default="card,hand", help="comma-separated encodings (card, hand)")
+    p.add_argument("--encodings", default="card,hand,seat", help="comma-separated encodings (card, hand, seat)")
+    p.add_argument("--hidden", type=_hidden_arg, default=None,
+                   help="hidden sizes H1,H2 for every encoding (default: the thesis's rule per encoding)")
     p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
     p.add_argument("--repeats", type=_positive_int, default=3)
     _json_and_run(p, run_networks, format_networks)

@@ -77,7 +77,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
     },
     "network": {
-        "encoding": Key((str,), "card", "card or hand", lambda s: s in ("card", "hand")),
+        "encoding": Key((str,), "card", "card, hand or seat", lambda s: s in ("card", "hand", "seat")),
         "hidden": Key(
             (list,),
             [],

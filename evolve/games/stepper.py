@@ -19,8 +19,12 @@ from evolve.games.protocol import ProtocolError
 from evolve.games.registry import Game, make_game
 from evolve.games.rules import legal_cards
 from evolve.games.state import (
+    ALONE,
+    BIDS,
+    CALLS,
     HISTORY,
     HISTORY_STRIDE,
+    MAKER,
     MODE,
     NPLAYED,
     PUB_SIZE,
@@ -155,13 +159,19 @@ def replay_decisions(game: Game, result, i: int):
     """The card-play decisions of deal ``i`` of a recorded ``evolve.play`` result
     (``record=True``), replayed on the engine's own rules. Yields ``(seat, hand, legal,
     mode, pub, card)`` per card: the seat's hand and legal mask before it played, and a
-    copy of the public play-phase state (tricks, trump, the turned card; not the bidding
-    record). Passed-out deals (trump -1) yield nothing."""
+    copy of the public play-phase state (tricks, trump, the turned card, and the bidding
+    record as the engine's state holds it in play: the calls, bids, maker and lone hand,
+    which tell e.g. whether the Euchre upcard was ordered up). Passed-out deals (trump -1)
+    yield nothing."""
     if int(result.trump[i]) < 0:
         return
     held, plays, out = recorded_plays(result, i)
     st = TrickState(game, held, int(result.trump[i]), int(result.first_leader[i]), out_seat=out,
                     dealer=int(result.dealer[i]))
+    st.pub[CALLS:CALLS + 8] = result.calls[i]
+    st.pub[BIDS:BIDS + 4] = result.bids[i]
+    st.pub[MAKER] = result.maker[i]
+    st.pub[ALONE] = result.alone[i]
     try:
         st.pub[UPCARD] = game.protocol.recorded_shown_card(result, i)
     except ProtocolError:       # Sueca's study setup: drawn by the engine, not recorded

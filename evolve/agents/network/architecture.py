@@ -15,6 +15,7 @@ from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import (
     ENC_CARD,
     ENC_HAND,
+    ENC_SEAT,
     H_DIRECT,
     H_W1_ID,
     H_W1_SCALE,
@@ -23,6 +24,8 @@ from evolve.agents.network.play import (
     LANES,
     NET_CARD,
     NET_HAND,
+    NET_SEAT,
+    SEAT_INPUTS,
     SUIT_INPUTS,
     _region_words,
 )
@@ -32,13 +35,23 @@ from evolve.games.state import (
 )
 
 PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
-# W1 fixed point: |sum of the active rows x input values| must stay below 2**31. Card
-# inputs are 0/1 with at most n_cards + 1 <= 65 active; hand inputs add at most
-# 52 slots x (13 + 1) + 1 = 729 per weight. The scale is 2**-bits, one bit coarser for
-# every doubling of the largest |W1| above 1 (genomes are clamped to [-1, 1] by default).
-W1_BITS = {"card": 24, "hand": 21}
+# W1 fixed point: |sum of the active rows x input values| must stay below 2**31, also in
+# the middle of an incremental update (``_first_layer`` adds the new rows before it removes
+# the old ones, and only while fewer rows changed than are active: at most twice the
+# active rows at once). Card inputs are 0/1 with at most n_cards + 1 <= 53 active, 106 in
+# an update: 106 x 2**24 < 2**31. Hand inputs add at most 52 slots x (13 + 1) + 1 = 729
+# per weight. Seat inputs are 0/1: a card is in the hand, on the table or seen (one row),
+# or unseen and in up to three may-hold rows (plus the seen row for the Euchre upcard
+# ordered up), so at most 3 n_cards + 2 <= 158 active, 316 in an update, and
+# 316 x 2**22 < 2**31 (2**23 would allow only 255; 22 bits still resolve 2.4e-7). The
+# scale is 2**-bits, one bit coarser for every doubling of the largest |W1| above 1
+# (genomes are clamped to [-1, 1] by default).
+W1_BITS = {"card": 24, "hand": 21, "seat": 22}
 
-ENCODINGS = ("card", "hand")
+ENCODINGS = ("card", "hand", "seat")
+CARD_BASED = ("card", "seat")   # one output per card of the deck
+KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT}            # card-play kinds
+HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT}  # header slot 0
 
 
 def encoding_sizes(game, encoding: str) -> tuple[int, int]:
@@ -51,7 +64,9 @@ def encoding_sizes(game, encoding: str) -> tuple[int, int]:
         per = 1 + SUIT_INPUTS
         h = info.hand_size
         return per * (h + 3 + 4 * (info.n_tricks - 1)) + trump, h
-    raise ValueError(f"unknown encoding {encoding!r}; valid: card, hand")
+    if encoding == "seat":
+        return SEAT_INPUTS * info.n_cards + trump, info.n_cards
+    raise ValueError(f"unknown encoding {encoding!r}; valid: {', '.join(ENCODINGS)}")
 
 
 def default_hidden(n_in: int, n_out: int) -> int:
@@ -98,9 +113,9 @@ def _put_blocked(dest: np.ndarray, m: np.ndarray) -> int:
 
 
 def output_index(arch: "Architecture", seat: int, hand, pub, card: int) -> int:
-    """The output that scores ``card``: the card itself (card-based), or its position in
-    the seat's hand as dealt, sorted by card id (hand-based)."""
-    if arch.encoding == "card":
+    """The output that scores ``card``: the card itself (card- and seat-based), or its
+    position in the seat's hand as dealt, sorted by card id (hand-based)."""
+    if arch.encoding in CARD_BASED:
         return int(card)
     dealt = int(hand) | int(np.uint64(pub[PLAYED_BY + seat]))
     return bin(dealt & ((1 << int(card)) - 1)).count("1")
@@ -169,7 +184,7 @@ class Architecture:
 
     @property
     def kind(self) -> int:
-        return NET_CARD if self.encoding == "card" else NET_HAND
+        return KINDS[self.encoding]
 
     @property
     def layers(self) -> list[tuple[str, tuple[int, ...]]]:
@@ -240,7 +255,7 @@ class Architecture:
         p = self._split(genomes)
         p1, p2 = padded(self.n_h1), padded(self.n_h2)
         q1, scale = quantize_w1(p["W1"], self.encoding)
-        out[:, :5] = [ENC_CARD if self.encoding == "card" else ENC_HAND, self.n_in, self.n_h1, self.n_h2, self.n_out]
+        out[:, :5] = [HEADER_ENCODINGS[self.encoding], self.n_in, self.n_h1, self.n_h2, self.n_out]
         out[:, H_W1_SCALE] = scale
         words = out[:, HEADER:].view(np.uint32)        # the weights, 4-byte words
         i32, f32 = words.view(np.int32), words.view(np.float32)

@@ -19,8 +19,8 @@ Two hidden tanh layers; the agent plays the legal card whose output is highest (
 of illegal cards are never computed; a lone legal card is played without evaluating the
 network). The output tanh is monotonic, so it is skipped.
 
-Encodings (``ENC_CARD`` and ``ENC_HAND``; games with a variable trump append a one-hot of
-the trump mode):
+Encodings (``ENC_CARD``, ``ENC_HAND`` and ``ENC_SEAT``; games with a variable trump append a
+one-hot of the trump mode):
 
 - card-based: three inputs per card of the deck, a one-hot location — in my hand / on the
   table in the current trick / played in an earlier trick — all zero while unseen; Euchre
@@ -30,6 +30,16 @@ the trump mode):
   1..R, then a one-hot suit), zeroed once played; then the up to 3 cards already in the
   current trick; then the cards of earlier tricks in the order played. One output per
   position of the dealt hand.
+- seat-based (``"seat"``): what the seat knows, built from its hand and the public history
+  alone. Eight inputs per card of the deck, relative to the deciding seat (offset 1: the
+  next seat to play after it, 2: across, the partner in partnership games, 3: the seat
+  before it): in my hand; on the table in the current trick, played by offset 1 / 2 / 3;
+  played in an earlier trick (by anyone) or otherwise seen (the Euchre turned card, as in
+  the card-based encoding); may still be held by offset 1 / 2 / 3 (``may_hold``: unseen
+  cards minus the suits that seat showed void in, the Jass Buur rule, a shown card held
+  by the dealer; the rows the search agents sample deals from). The Euchre upcard ordered
+  up is both seen and possibly the dealer's; every other card sets one of the first five
+  inputs or up to three may-hold inputs. One output per card, as card-based.
 
 Only the deciding seat's hand and the public state are read.
 
@@ -73,7 +83,7 @@ from evolve.agents.network.simd import (
     gemv_block,
 )
 from evolve.games.bits import ONE, ZERO, bit, count, has, lowest
-from evolve.games.knowledge import turned_up_card
+from evolve.games.knowledge import may_hold, turned_up_card
 from evolve.games.rules import P_HAND, P_N_MODES, P_N_RANKS
 from evolve.games.state import (
     HISTORY,
@@ -83,12 +93,16 @@ from evolve.games.state import (
     PLAYED_BY,
     TRICK,
     TRICK_CARDS,
+    TRICK_SEATS,
 )
 
 NET_CARD = 1  # card-play kinds (see evolve.agents.dispatch.NETWORK_KINDS)
 NET_HAND = 2
+NET_SEAT = 3
 ENC_CARD = 0
 ENC_HAND = 1
+ENC_SEAT = 2
+SEAT_INPUTS = 8  # seat-based inputs per card (see _seat_masks)
 HEADER = 8
 H_W1_SCALE = 5  # header slots
 H_W1_ID = 6
@@ -107,7 +121,7 @@ REC64 = 72
 R_MAGIC = 0
 R_ID = 1        # w1_id of the network that wrote the record
 R_KIND = 2
-R_STATE = 4     # card: hand, trick, seen masks, mode; hand: see _first_layer
+R_STATE = 4     # card: hand, trick, seen masks, mode; seat: its 8 masks, mode; hand: see _first_layer
 MAGIC = 0x6E657477_6F726B31  # "network1"
 
 
@@ -248,6 +262,62 @@ def _card_rows(rows, vals, n, hand, trick, seen, sign):
 
 
 @njit(cache=True, inline="always")
+def _seat_masks(rules, seat, mode, hand, pub):
+    """Seat-based input as masks, relative to ``seat`` (offset o: seat + o mod 4): in hand;
+    on the table in this trick, played by offset 1, 2, 3; played in an earlier trick or
+    otherwise seen (as the card encoding's third input); may still be held by offset 1, 2,
+    3 (``may_hold``: unseen cards minus the suits the seat showed void in, the Jass Buur
+    rule, the shown card's holder). Only ``hand`` and ``pub`` are read."""
+    t1 = ZERO
+    t2 = ZERO
+    t3 = ZERO
+    in_trick = ZERO
+    for q in range(pub[NPLAYED]):
+        b = bit(pub[TRICK_CARDS + q])
+        in_trick |= b
+        o = (pub[TRICK_SEATS + q] - seat) & 3
+        if o == 1:
+            t1 |= b
+        elif o == 2:
+            t2 |= b
+        else:
+            t3 |= b
+    seen = ZERO
+    for s in range(4):
+        seen |= np.uint64(pub[PLAYED_BY + s])
+    up = turned_up_card(rules, pub)
+    if up >= 0:
+        seen |= bit(up)
+    seen &= ~(in_trick | hand)
+    m1 = may_hold(rules, mode, seat, hand, pub, (seat + 1) & 3)
+    m2 = may_hold(rules, mode, seat, hand, pub, (seat + 2) & 3)
+    m3 = may_hold(rules, mode, seat, hand, pub, (seat + 3) & 3)
+    return t1, t2, t3, seen, m1, m2, m3
+
+
+@njit(cache=True, inline="always")
+def _mask_rows(rows, vals, n, m, k, sign):
+    """Rows ``SEAT_INPUTS * c + k`` of the cards c in mask ``m`` (each times ``sign``)."""
+    while m != ZERO:
+        c = lowest(m)
+        m &= m - ONE
+        n = _add_row(rows, vals, n, SEAT_INPUTS * c + k, sign)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _seat_diff(rows, vals, n, i64, st, masks, sign):
+    """Rows of the seat-based inputs set in ``masks`` and not in the record's masks at
+    ``i64[st:st + 8]`` (``sign`` 1), or the other way round (``sign`` -1); with ``st`` < 0,
+    every row set in ``masks``."""
+    for k in range(SEAT_INPUTS):
+        new = masks[k]
+        old = np.uint64(i64[st + k]) if st >= 0 else ZERO
+        n = _mask_rows(rows, vals, n, new & ~old if sign > 0 else old & ~new, k, sign)
+    return n
+
+
+@njit(cache=True, inline="always")
 def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
     """Rows of the hand slots of the cards in ``m`` (part of the dealt hand)."""
     while m != ZERO:
@@ -270,8 +340,32 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
     st = rec64 + R_STATE
     valid = i64[rec64 + R_MAGIC] == MAGIC and i64[rec64 + R_KIND] == kind
     trump_row = n_in - n_modes + mode
-    old_trump = n_in - n_modes + i64[st + 2 if kind == NET_HAND else st + 3]
+    old_trump = n_in - n_modes + i64[st + (2 if kind == NET_HAND else SEAT_INPUTS if kind == NET_SEAT else 3)]
     n = 0
+    if kind == NET_SEAT:
+        t1, t2, t3, seen, m1, m2, m3 = _seat_masks(rules, seat, mode, hand, pub)
+        masks = (hand, t1, t2, t3, seen, m1, m2, m3)
+        full = 1 if n_modes > 1 else 0
+        changed = 0
+        for k in range(SEAT_INPUTS):
+            full += count(masks[k])
+            if valid:
+                changed += count(masks[k] ^ np.uint64(i64[st + k]))
+        if valid and changed < full:
+            n = _seat_diff(rows, vals, n, i64, st, masks, 1)
+            n = _seat_diff(rows, vals, n, i64, st, masks, -1)
+            if n_modes > 1 and old_trump != trump_row:
+                n = _add_row(rows, vals, n, trump_row, 1)
+                n = _add_row(rows, vals, n, old_trump, -1)
+        else:
+            valid = False
+            n = _seat_diff(rows, vals, 0, i64, -1, masks, 1)
+            if n_modes > 1:
+                n = _add_row(rows, vals, n, trump_row, 1)
+        for k in range(SEAT_INPUTS):
+            i64[st + k] = np.int64(masks[k])
+        i64[st + SEAT_INPUTS] = mode
+        return n, not valid
     if kind == NET_CARD:
         trick, seen = _card_masks(rules, hand, pub)
         full = count(hand | trick | seen) + (1 if n_modes > 1 else 0)
@@ -489,7 +583,7 @@ def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
     ctx = _direct_context(rules, mode, seat, hand, pub) if direct else (1.0, False, 0, -1, 0, ZERO)
     best = -1
     best_v = _F(-3.0e38)
-    if kind == NET_CARD:
+    if kind != NET_HAND:          # card-based outputs (card and seat encodings)
         m = legal
         while m != ZERO:
             c = lowest(m)
