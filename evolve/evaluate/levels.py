@@ -107,8 +107,8 @@ def level_table(g, entry: dict, agents: list[str], opponents: list[str]) -> str:
         lines = ["| agent | opponent | agent's % of points (95% CI) | paired points/deal, agent - opponent (95% CI) | "
                  "games won % (Wilson 95%) |", "|---|---|---|---|---|"]
     else:
-        lines = ["| agent (1 seat) | opponent (3 seats) | agent's tricks/round, ATpR (95% CI) | paired ATpR - opponents' "
-                 "mean (95% CI) | games won % (Wilson 95%) |", "|---|---|---|---|---|"]
+        lines = ["| agent (1 seat) | opponent (3 seats) | agent's tricks/round, ATpR (95% CI) | "
+                 "paired ATpR - opponents' mean (95% CI) | games won % (Wilson 95%) |", "|---|---|---|---|---|"]
     for c in entry["cells"]:
         d = c["diff_points"]
         if g.partnership:
