@@ -95,6 +95,10 @@ def test_run_starts_from_the_clone_and_keeps_it_as_a_candidate(tmp_path):
     assert summary["teacher"] == "highlow" and summary["decisions"] > 100 and len(summary["history"]) == 2
     champ = evo.champion(state)
     assert len(champ.meta["validation_scores"]) == 1 + len(state.elite) + 1
+    names = champ.meta["validation_candidates"]
+    assert names[0] == "hall of fame" and names[-1] == "founder" and len(names) == len(champ.meta["validation_scores"])
+    best = int(np.argmax(champ.meta["validation_scores"]))
+    assert champ.meta["chosen"] == names[best]
     assert champ.meta["imitation"]["teacher"] == "highlow"
 
 

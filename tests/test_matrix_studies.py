@@ -213,6 +213,8 @@ def test_search_studies_run_when_registered(capsys, tmp_path):
      'deals=5\nbudget=3\n', "key 'level[0].budget': unknown key"),
     ('[study]\nname="x"\nlayout="jass"\ngame="jass"\nagents=["random"]\ndeals=5\n[[level]]\ngame="jass"\n',
      "only a study with layout"),
+    ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["champion:populations/nowhere"]\n'
+     'opponents=["random"]\ndeals=5\n', "key 'level[0].agents': "),
 ])
 def test_malformed_study_configs(body, needle, tmp_path, capsys):
     cfg = tmp_path / "bad.toml"
@@ -256,3 +258,19 @@ def test_levels_study_plays_every_pairing_and_times_every_agent(capsys, tmp_path
 def test_missing_study_config(capsys):
     assert run(studies_main, ["/nonexistent/x.toml"]) == 2
     assert "no such study config" in capsys.readouterr().err
+
+
+def test_search_level_study_names_each_champion_against_the_searches():
+    from evolve.evaluate.studies import load_study
+
+    study = load_study(STUDIES / "search_level.toml")      # parses every seat: the champions exist
+    levels = {lv["game"]: lv for lv in study["levels"]}
+    assert set(levels) == {"jass", "sueca", "euchre", "spades"}
+    for game, lv in levels.items():
+        assert lv["agents"] == [f"champion:populations/{game}_champion"]
+        searches = [o for o in lv["opponents"] if o.startswith(("ismcts", "dmcts"))]
+        assert searches and any(o.startswith("champion:") for o in lv["opponents"])
+        if game != "spades":
+            assert lv["deals"] == 20000 and any(o.startswith("ismcts:iterations=500") for o in searches)
+    assert levels["euchre"]["_game"].options["stick_the_dealer"] is True
+    assert "ismcts:iterations=200" in levels["spades"]["opponents"] and "highlow" in levels["spades"]["opponents"]

@@ -15,6 +15,7 @@ one core (``evolve.evaluate.latency``) and how many times faster than each oppon
 
 from __future__ import annotations
 
+from evolve.agents.callback_slot import compiles_deferred
 from evolve.agents.registry import parse_seat
 from evolve.core.errors import UsageError
 from evolve.core.progress import Progress
@@ -65,6 +66,13 @@ def check_levels(path, levels) -> list[dict]:
                                                for k, v in options.items()})
         except UsageError as e:
             raise UsageError(f"{where}.game': {e}") from None
+        with compiles_deferred():       # a one-line error on a bad seat, before anything is played
+            for key in ("agents", "opponents"):
+                for seat in level[key]:
+                    try:
+                        parse_seat(seat, game)
+                    except UsageError as e:
+                        raise UsageError(f"{where}.{key}': {e}") from None
         out.append({**level, "options": options, "_game": game})
     return out
 

@@ -406,15 +406,23 @@ class Evolution:
             lb.record(**rec)
         return lb
 
+    def candidates(self, state: RunState) -> tuple[list[np.ndarray], list[str]]:
+        """The champion candidates and their names: hall of fame, elite, founder, the
+        search mean (ES and CMA)."""
+        elite = [] if state.elite is None else list(state.elite)
+        founders = [] if state.founders is None else list(state.founders)
+        mean = self.strategy.mean()
+        means = [] if mean is None else [mean]
+        names = ["hall of fame"] + [f"elite {k + 1}" for k in range(len(elite))] + ["founder"] * len(founders) \
+            + ["search mean"] * len(means)
+        return [state.hof_genome] + elite + founders + means, names
+
     def validate_candidates(self, state: RunState) -> tuple[np.ndarray, list[float]]:
         """Hall of fame plus elite (plus the warm-start founder), each played on the same
         ``validation_deals`` deals against the tournament's opponents (or Random); returns
         the best and all scores."""
         ev = self.config.evolution
-        candidates = [state.hof_genome] + ([] if state.elite is None else list(state.elite))
-        candidates += [] if state.founders is None else list(state.founders)
-        mean = self.strategy.mean()
-        candidates += [] if mean is None else [mean]
+        candidates, self.candidate_names = self.candidates(state)
         against = "+".join(self.validation_opponents)
         scores = []
         with progress_line(f"{self.config.name}: validating candidates on {ev['validation_deals']} deals vs {against}",
@@ -455,12 +463,15 @@ class Evolution:
 
     def champion(self, state: RunState) -> Champion:
         """The champion with its metadata: the hall-of-fame member, or with ``champion =
-        "validated"`` the best of hall of fame and elite on the validation deals."""
+        "validated"`` the best of hall of fame and elite on the validation deals (``chosen``
+        names it; ``fitness`` and ``generation`` are the hall of fame's)."""
         genome = state.hof_genome
         selection = {"champion_selection": self.config.evolution["champion"]}
         if self.config.evolution["champion"] == "validated":
             genome, scores = self.validate_candidates(state)
-            selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"])
+            selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"],
+                             validation_candidates=self.candidate_names,
+                             chosen=self.candidate_names[int(np.argmax(scores))])
         meta = {**selection, "kind": self.agent.kind, "game": self.game.name, "game_options": played_options(self.game)}
         if self.arch is not None:
             meta.update(
