@@ -245,10 +245,12 @@ def test_levels_study_plays_every_pairing_and_times_every_agent(capsys, tmp_path
         rand["a_points"]["mean"] + rand["b_points"]["mean"]))
     assert set(jass["cost"]) == {"jass_rule_based:bidder=simple", "random:bidder=simple",
                                  "ismcts:iterations=20,bidder=simple"}
-    assert all(c["decisions"] > 50 and c["median_us"] > 0 for c in jass["cost"].values())
-    # a search decision costs more than a rule's
-    assert jass["cost"]["ismcts:iterations=20,bidder=simple"]["median_us"] > jass["cost"][
-        "jass_rule_based:bidder=simple"]["median_us"]
+    assert all(c["api"]["decisions"] > 50 and c["api"]["median_us"] > 0 for c in jass["cost"].values())
+    assert all(c["cards"] == 36 * c["deals"] for c in jass["cost"].values())
+    # a search decision costs more than a rule's, through the API and in the engine
+    search, rule = jass["cost"]["ismcts:iterations=20,bidder=simple"], jass["cost"]["jass_rule_based:bidder=simple"]
+    assert search["api"]["median_us"] > rule["api"]["median_us"]
+    assert search["us_per_decision"] > 5 * rule["us_per_decision"]
     assert spades["cells"][0]["a_atpr"]["mean"] > 3.25          # highlow vs three random seats
     table = out["table"]
     assert "agent's % of points (95% CI)" in table and "ATpR (95% CI)" in table and "decisions/s" in table

@@ -6,11 +6,13 @@ optional ``options``), the ``agents`` measured (rows: the champions, the previou
 champions, the strongest rule-based agent), the ``opponents`` (columns: ISMCTS, DMCTS,
 HighLow ...) and ``deals`` per pairing. Every pairing is a head-to-head on paired deals
 with the seats exchanged (``evolve.evaluate.matrix.head_to_head``): in partnership games
-the agent's side's share of the card points, the paired difference of points per deal
-and, where the game has a target, the share of games won; in cut-throat Spades the
+the agent's side's share of the card points (of the tricks in Euchre), the paired
+difference of those and of the hand score per deal and, where the game has a target, the
+share of games won; in cut-throat Spades the
 agent's tricks per round with the three opponent seats (ATpR) and the paired difference
-to their mean. Then each agent's cost: the median latency of one card-play decision on
-one core (``evolve.evaluate.latency``) and how many times faster than each opponent.
+to their mean. Then each agent's cost per card-play decision on one core, in the engine
+and through ``evolve.agent`` (``evolve.evaluate.latency``), and how many times faster
+than each opponent it decides in the engine.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from evolve.core.errors import UsageError
 from evolve.core.progress import Progress
 from evolve.core.stats import format_ci, signed_ci, verdict
 from evolve.evaluate.figures import bidders, bidders_line
-from evolve.evaluate.latency import decision_latency
+from evolve.evaluate.latency import decision_latency, engine_cost
 from evolve.evaluate.matrix import head_to_head
 from evolve.games.registry import make_game
 from evolve.runtime.play import options_text, played_options, shared_engine
@@ -36,6 +38,7 @@ LEVEL_KEYS = {
     "options": ((dict,), "a table of game options", False),
 }
 LATENCY_POSITIONS = 200
+ENGINE_SECONDS = 0.5
 
 
 def check_levels(path, levels) -> list[dict]:
@@ -94,10 +97,11 @@ def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool
                     c["row"], c["col"] = a, b
                     cells.append(c)
                     bar.update(1)
-        bar.close()
-        cost = {s: decision_latency(s, g.name, dict(g.options), LATENCY_POSITIONS, seed)
-                for s in dict.fromkeys(agents + opponents)}
-        seats = list(dict.fromkeys(agents + opponents))
+            bar.close()
+            seats = list(dict.fromkeys(agents + opponents))
+            cost = {s: {**engine_cost(s, g.name, dict(g.options), seed, ENGINE_SECONDS),
+                        "api": decision_latency(s, g.name, dict(g.options), LATENCY_POSITIONS, seed)}
+                    for s in seats}
         entry = {"game": g.name, "options": played_options(g), "deals": n, "cells": cells, "cost": cost,
                  "bidders": bidders(g, seats, [parse_seat(s, g) for s in seats])}
         levels.append(entry)
@@ -111,9 +115,10 @@ def level_table(g, entry: dict, agents: list[str], opponents: list[str]) -> str:
            "(each played in every seating of the pairing)"
     if entry["bidders"]:
         head += "\n\n" + bidders_line(entry["bidders"])
+    what = "points" if g.protocol.counts == "card points" else "tricks"      # Euchre's sides count tricks
     if g.partnership:
-        lines = ["| agent | opponent | agent's % of points (95% CI) | paired points/deal, agent - opponent (95% CI) | "
-                 "games won % (Wilson 95%) |", "|---|---|---|---|---|"]
+        lines = [f"| agent | opponent | agent's % of {what} (95% CI) | paired {what}/deal, agent - opponent (95% CI) | "
+                 "paired hand score/deal (95% CI) | games won % (Wilson 95%) |", "|---|---|---|---|---|---|"]
     else:
         lines = ["| agent (1 seat) | opponent (3 seats) | agent's tricks/round, ATpR (95% CI) | "
                  "paired ATpR - opponents' mean (95% CI) | games won % (Wilson 95%) |", "|---|---|---|---|---|"]
@@ -127,13 +132,20 @@ def level_table(g, entry: dict, agents: list[str], opponents: list[str]) -> str:
         gm = c.get("games")
         games = f"{100 * gm['rate']:.1f} [{100 * gm['low']:.1f}, {100 * gm['high']:.1f}] of {gm['completed']}" \
             if gm and gm["completed"] else "-"
-        lines.append(f"| {c['row']} | {c['col']} | {first} | {signed_ci(d, 3)} {verdict(d)} | {games} |")
+        score = f" {signed_ci(c['diff_score'], 3)} {verdict(c['diff_score'])} |" if g.partnership else ""
+        lines.append(f"| {c['row']} | {c['col']} | {first} | {signed_ci(d, 3)} {verdict(d)} |{score} {games} |")
     cost = entry["cost"]
-    lines += ["", "| agent | one decision, median µs (p90) | decisions/s, one core | "
-              + " | ".join(f"× faster than {o}" for o in opponents) + " |",
-              "|---|---|---|" + "---|" * len(opponents)]
+    lines += ["", "What one card-play decision costs, one core: in the engine (the agent in all four seats minus "
+              "Random in all four, per card) and through `evolve.agent` (median and 90th percentile; about 4-5 µs "
+              "of it is Python's call overhead).", "",
+              "| agent | in the engine, µs per decision | decisions/s | "
+              + " | ".join(f"× faster than {o}" for o in opponents) + " | through evolve.agent, µs (p90) |",
+              "|---|---|---|" + "---|" * len(opponents) + "---|"]
     for s, c in cost.items():
-        ratios = [cost[o]["median_us"] / c["median_us"] for o in opponents]
-        lines.append(f"| {s} | {c['median_us']:.1f} ({c['p90_us']:.1f}) | {c['per_second']:,.0f} | "
-                     + " | ".join(f"{r:,.1f}" for r in ratios) + " |")
+        ratios = [cost[o]["us_per_decision"] / c["us_per_decision"] if c["us_per_decision"] > 0 else float("inf")
+                  for o in opponents]
+        api = c["api"]
+        lines.append(f"| {s} | {c['us_per_decision']:.2f} | {c['per_second']:,.0f} | "
+                     + " | ".join(f"{r:,.1f}" for r in ratios)
+                     + f" | {api['median_us']:.1f} ({api['p90_us']:.1f}) |")
     return head + "\n\n" + "\n".join(lines)

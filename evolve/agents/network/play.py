@@ -231,13 +231,20 @@ def _card_masks(rules, hand, pub):
     in_trick = ZERO
     for q in range(pub[NPLAYED]):
         in_trick |= bit(pub[TRICK_CARDS + q])
+    return in_trick, _seen_before(rules, hand, in_trick, pub)
+
+
+@njit(cache=True, inline="always")
+def _seen_before(rules, hand, in_trick, pub):
+    """The cards played in earlier tricks or otherwise shown (the Euchre turned card),
+    neither in ``hand`` nor on the table in this trick."""
     seen = ZERO
     for s in range(4):
         seen |= np.uint64(pub[PLAYED_BY + s])
     up = turned_up_card(rules, pub)
     if up >= 0:
         seen |= bit(up)
-    return in_trick, seen & ~(in_trick | hand)
+    return seen & ~(in_trick | hand)
 
 
 @njit(cache=True, inline="always")
@@ -282,13 +289,7 @@ def _seat_masks(rules, seat, mode, hand, pub):
             t2 |= b
         else:
             t3 |= b
-    seen = ZERO
-    for s in range(4):
-        seen |= np.uint64(pub[PLAYED_BY + s])
-    up = turned_up_card(rules, pub)
-    if up >= 0:
-        seen |= bit(up)
-    seen &= ~(in_trick | hand)
+    seen = _seen_before(rules, hand, in_trick, pub)
     m1 = may_hold(rules, mode, seat, hand, pub, (seat + 1) & 3)
     m2 = may_hold(rules, mode, seat, hand, pub, (seat + 2) & 3)
     m3 = may_hold(rules, mode, seat, hand, pub, (seat + 3) & 3)
