@@ -8,6 +8,7 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -16,6 +17,15 @@ import time
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _terminal_child() -> None:
+    """In the child before exec: take the pty as controlling terminal, and SIGINT back to
+    its default as in a shell's foreground job. A test run started in the background by a
+    non-interactive shell inherits SIGINT ignored, and Python then installs no
+    KeyboardInterrupt handler, so Ctrl-C would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 class Pty:
@@ -27,7 +37,7 @@ class Pty:
         # the pty becomes the child's controlling terminal, so Ctrl-C there is a SIGINT
         self.proc = subprocess.Popen([sys.executable, "-m", "evolve.human", *args], stdin=slave, stdout=slave,
                                      stderr=slave, cwd=ROOT, env=env, close_fds=True, start_new_session=True,
-                                     preexec_fn=lambda: fcntl.ioctl(0, termios.TIOCSCTTY, 0))
+                                     preexec_fn=_terminal_child)
         os.close(slave)
         self.text = ""
 
