@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,6 +45,7 @@ import numpy as np
 from evolve.agents.network.architecture import Architecture, output_index
 from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import network_inputs
+from evolve.core.files import atomic_write, read_npz
 from evolve.core.optim import adam_step
 from evolve.core.pool import map_ordered
 from evolve.core.progress import progress_line
@@ -168,8 +168,9 @@ def _chunked(fn, task_of, deals: int, workers: int, cache: Path | None, tag: str
     path = (lambda a, b: Path(cache) / f"{tag}-{a:08d}-{b:08d}.npz") if cache is not None else None
     stored = {a: _load_chunk(path(a, b)) for a, b in bounds if path is not None and path(a, b).is_file()}
     todo = [(a, b) for a, b in bounds if a not in stored]
-    with progress_line(label, deals, "deal", enabled=progress) as bar:
-        bar.update(sum(b - a for a, b in bounds if a in stored))
+    # chunks read back count as done, not in the rate
+    with progress_line(label, deals, "deal", enabled=progress,
+                       initial=sum(b - a for a, b in bounds if a in stored)) as bar:
         for (a, b), part in zip(todo, map_ordered(fn, [task_of(a, b) for a, b in todo], workers)):
             stored[a] = part
             if path is not None:
@@ -184,16 +185,11 @@ def _chunked(fn, task_of, deals: int, workers: int, cache: Path | None, tag: str
 
 
 def _store_chunk(path: Path, part: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.savez(f, **part)
-    os.replace(tmp, path)
+    atomic_write(path, lambda f: np.savez(f, **part))
 
 
 def _load_chunk(path: Path) -> dict:
-    with np.load(path, allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
+    return read_npz(path, "a stored chunk of imitation examples (delete it to make it again)")
 
 
 def _collect_chunk(game: Game, arch: Architecture, specs, mine: tuple, seed: int, first: int, last: int,
