@@ -210,3 +210,39 @@ def test_visit_targets_need_an_ismcts_teacher(tmp_path):
     cfg = load_config(TINY).with_overrides(imitation={"teacher": "highlow", "targets": "visits"})
     with pytest.raises(ConfigError, match="imitation.targets.*expected an ismcts teacher"):
         Evolution(cfg, run_dir=tmp_path / "r", plot_dir=tmp_path / "p", progress=False)
+
+
+def test_cosine_schedule_and_held_out_decisions():
+    """``schedule = "cosine"`` decays the step size to near 0; the held-out decisions are
+    the teacher's last ones, never trained on, and their figures are reported per epoch."""
+    from evolve.learn.imitation import HeldOutError, split_held_out, step_size
+
+    assert step_size(0.01, "constant", 9, 10) == 0.01
+    rates = [step_size(0.01, "cosine", e, 10) for e in range(10)]
+    assert rates[0] == 0.01 and all(a > b for a, b in zip(rates, rates[1:])) and 0 < rates[-1] < 0.0005
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "card", (24, 24))
+    demos = collect(g, arch, "highlow", ["random"], 400, seed=1)
+    fit, held = split_held_out(demos, 500)
+    assert len(held) == 500 and len(fit) + 500 == len(demos)
+    assert np.array_equal(held.inputs, demos.inputs[-500:]) and np.array_equal(fit.target, demos.target[:-500])
+    assert split_held_out(demos, 0) == (demos, None)
+    with pytest.raises(HeldOutError, match="imitation.holdout: .* the teacher made only"):
+        split_held_out(demos, len(demos))
+    cosine, hist = train(arch, fit, epochs=6, learning_rate=0.01, batch=256, seed=5, schedule="cosine", held_out=held)
+    constant, _ = train(arch, fit, epochs=6, learning_rate=0.01, batch=256, seed=5)
+    assert not np.array_equal(cosine, constant)
+    assert all("held_out_accuracy" in h for h in hist)
+    # HighLow is a function of the position: what the clone learnt carries to deals it never saw
+    assert hist[-1]["held_out_accuracy"] > max(0.65, hist[0]["held_out_accuracy"] + 0.05), hist
+    assert hist[-1]["held_out_loss"] < hist[0]["held_out_loss"], hist
+
+
+def test_holding_out_more_than_the_teacher_made_is_a_config_error(tmp_path):
+    from evolve.evolution.config import ConfigError
+
+    cfg = load_config(TINY).with_overrides(imitation={"teacher": "highlow", "deals": 5, "epochs": 1,
+                                                      "holdout": 100000})
+    evo = Evolution(cfg, run_dir=tmp_path / "r", plot_dir=tmp_path / "p", progress=False)
+    with pytest.raises(ConfigError, match=r"tiny_spades.toml: imitation.holdout: 100000 decisions held out"):
+        evo.run()

@@ -233,6 +233,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "epochs": Key((int,), 12, "a positive integer", _pos),
         "learning_rate": Key((float, int), 0.003, "a positive number (Adam step size)", _pos),
         "batch": Key((int,), 256, "a positive integer (decisions per training step)", _pos),
+        "schedule": Key(
+            (str,), "constant",
+            "constant or cosine (the Adam step size: fixed, or decayed to 0 along a half cosine over the epochs "
+            "of each training)",
+            lambda s: s in ("constant", "cosine"),
+        ),
+        "holdout": Key(
+            (int,), 0,
+            "a non-negative integer (the teacher's last decisions kept out of training; their loss and "
+            "accuracy are reported per epoch)",
+            _nonneg,
+        ),
         "noise": Key(
             (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg
         ),
@@ -276,7 +288,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
     ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
     ("network", "direct"), ("evolution", "tournament"), ("imitation", "dagger_rounds"), ("imitation", "targets"),
-    ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"))}
+    ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
+    ("imitation", "holdout"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:

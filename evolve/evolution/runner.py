@@ -197,11 +197,14 @@ class Evolution:
 
     def warm_start(self) -> np.ndarray:
         """Train the imitating genome; its summary goes to ``imitation.json``."""
-        from evolve.learn.imitation import imitate
+        from evolve.learn.imitation import HeldOutError, imitate
 
-        genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
-                                  self.progress, self.workers, self.engine_families, student=self.agent,
-                                  cache=self.run_dir / "imitation")
+        try:
+            genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
+                                      self.progress, self.workers, self.engine_families, student=self.agent,
+                                      cache=self.run_dir / "imitation")
+        except HeldOutError as e:
+            raise ConfigError(f"{self.config.path or '<config>'}: {e}") from None
         self.run_dir.mkdir(parents=True, exist_ok=True)
         (self.run_dir / "imitation.json").write_text(json.dumps(summary, indent=2) + "\n")
         return genome

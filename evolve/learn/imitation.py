@@ -10,11 +10,13 @@ then tunes it on the real objective. This is behavioural cloning:
    (``record=True``); every decision of a teacher seat with at least two legal cards is
    replayed and stored as (network input vector, legal outputs, chosen output). The
    teacher sees only its own observation, so does the network.
-2. ``train``: the network's weights (not its direct connections, which stay 0) minimise the cross-entropy of a softmax
-over the legal
-   outputs (logits ``TEMPERATURE * tanh(output)``, the agent plays the argmax) with Adam
-   on minibatches, clamped to [-1, 1] after every step (as the Spades thesis's weights are). BLAS runs on one
+2. ``train``: the network's weights (not its direct connections, which stay 0) minimise
+   the cross-entropy of a softmax over the legal outputs (logits ``TEMPERATURE *
+   tanh(output)``, the agent plays the argmax) with Adam on minibatches, clamped to
+   [-1, 1] after every step (as the Spades thesis's weights are). BLAS runs on one
    thread, so the result is bit for bit the same for a given seed on a given machine.
+   ``schedule = "cosine"`` decays the step size over the epochs; ``holdout`` keeps the
+   teacher's last decisions out of training and reports their accuracy per epoch.
 
 3. ``relabel`` (DAgger, ``dagger_rounds`` > 0): the clone plays ``dagger_deals`` deals
    in the teacher's seats against the same opponents; every decision *it* makes with two
@@ -334,11 +336,14 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
 
 
 def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate: float, batch: int, seed: int,
-          progress: bool = False, start: np.ndarray | None = None, round_: int = -1, label: str = "imitation: training"
-          ) -> tuple[np.ndarray, list[dict]]:
+          progress: bool = False, start: np.ndarray | None = None, round_: int = -1, label: str = "imitation: training",
+          schedule: str = "constant", held_out: Demonstrations | None = None) -> tuple[np.ndarray, list[dict]]:
     """A genome (weights in [-1, 1]) trained to pick the demonstrated outputs, and the
-    loss/accuracy after each epoch; from ``start`` when given (DAgger round ``round_``),
-    else from small random weights."""
+    loss/accuracy after each epoch (and on ``held_out``, examples it never trains on);
+    from ``start`` when given (DAgger round ``round_``), else from small random weights.
+    ``schedule = "cosine"`` decays the step size from ``learning_rate`` to 0 along a half
+    cosine over the epochs (a noisy teacher's labels otherwise keep the weights moving at
+    the full step size to the end)."""
     from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng([seed, 0x1417] if round_ < 0 else [seed, 0x1417, round_])
@@ -355,16 +360,50 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
             progress_line(label, epochs, "epoch", enabled=progress) as bar:
         for epoch in range(epochs):
             order = rng.permutation(len(demos))
+            rate = step_size(learning_rate, schedule, epoch, epochs)
             for start in range(0, len(demos), batch):
                 _, _, grad = _forward_backward(arch, weights, demos, order[start:start + batch])
                 step += 1
-                m, v, delta = adam_step(m, v, step, grad, learning_rate, square_first=True)
+                m, v, delta = adam_step(m, v, step, grad, rate, square_first=True)
                 genome -= delta
                 np.clip(genome, -1.0, 1.0, out=genome)
             loss, accuracy, _ = _forward_backward(arch, weights, demos, probe, grad=False)
-            history.append({"epoch": epoch, "loss": round(loss, 5), "accuracy": round(accuracy, 5)})
-            bar.update(1, loss=f"{loss:.4f}", accuracy=f"{accuracy:.3f}")
+            record = {"epoch": epoch, "loss": round(loss, 5), "accuracy": round(accuracy, 5)}
+            shown = {"loss": f"{loss:.4f}", "accuracy": f"{accuracy:.3f}"}
+            if held_out is not None and len(held_out):
+                h_loss, h_accuracy, _ = _forward_backward(arch, weights, held_out, np.arange(len(held_out)),
+                                                          grad=False)
+                record.update(held_out_loss=round(h_loss, 5), held_out_accuracy=round(h_accuracy, 5))
+                shown["held_out"] = f"{h_accuracy:.3f}"
+            history.append(record)
+            bar.update(1, **shown)
     return genome, history
+
+
+class HeldOutError(ValueError):
+    """More decisions held out than the teacher made."""
+
+
+def step_size(learning_rate: float, schedule: str, epoch: int, epochs: int) -> float:
+    """Adam's step size in ``epoch`` (0-based) of ``epochs``: constant, or a half cosine
+    from ``learning_rate`` at the first epoch towards 0 after the last."""
+    if schedule == "cosine":
+        return learning_rate * 0.5 * (1.0 + np.cos(np.pi * epoch / epochs))
+    return learning_rate
+
+
+def split_held_out(demos: Demonstrations, n: int) -> tuple[Demonstrations, Demonstrations | None]:
+    """The first examples for training and the last ``n`` kept out (None when ``n`` is 0).
+    The examples come in deal order, so the held-out ones are the last deals'
+    decisions (the first of those deals perhaps in part), never seen in training."""
+    if n <= 0:
+        return demos, None
+    if n >= len(demos):
+        raise HeldOutError(f"imitation.holdout: {n} decisions held out, but the teacher made only {len(demos)}; "
+                         "hold out fewer or play more deals")
+    cut = len(demos) - n
+    part = (lambda a: None if a is None else a[:cut]), (lambda a: None if a is None else a[cut:])
+    return tuple(Demonstrations(f(demos.inputs), f(demos.legal), f(demos.target), f(demos.soft)) for f in part)
 
 
 def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress: bool = False,
@@ -375,9 +414,12 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
     targets = settings.get("targets", "choice")
     demos = collect(game, arch, settings["teacher"], settings["opponents"], settings["deals"], seed, progress, workers,
                     engine_families, cache, targets)
-    genome, history = _trained(cache, "clone", arch, demos, settings["epochs"], settings, seed, progress, None, -1)
+    demos, held_out = split_held_out(demos, settings.get("holdout", 0))
+    genome, history = _trained(cache, "clone", arch, demos, settings["epochs"], settings, seed, progress, None, -1,
+                               held_out)
     summary = {"teacher": settings["teacher"], "opponents": settings["opponents"], "deals": settings["deals"],
-               "targets": targets, "decisions": len(demos), "epochs": settings["epochs"], "history": history}
+               "targets": targets, "decisions": len(demos), "held_out": 0 if held_out is None else len(held_out),
+               "epochs": settings["epochs"], "schedule": settings.get("schedule", "constant"), "history": history}
     rounds = settings.get("dagger_rounds", 0)
     if rounds and student is None:
         raise ValueError("DAgger rounds need the student network agent")
@@ -388,7 +430,7 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
                                engine_families, cache, targets)
         demos = Demonstrations.joined([demos, extra])
         genome, hist = _trained(cache, f"dagger{r}", arch, demos, settings.get("dagger_epochs") or settings["epochs"],
-                                settings, seed, progress, genome, r)
+                                settings, seed, progress, genome, r, held_out)
         summary["dagger"].append({"round": r + 1, "student_decisions": len(extra), "teacher_agrees": round(agree, 5),
                                   "decisions": len(demos), "history": hist})
     if not rounds:
@@ -397,13 +439,17 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
 
 
 def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstrations, epochs: int, settings: dict,
-             seed: int, progress: bool, start: np.ndarray | None, round_: int) -> tuple[np.ndarray, list[dict]]:
+             seed: int, progress: bool, start: np.ndarray | None, round_: int,
+             held_out: Demonstrations | None = None) -> tuple[np.ndarray, list[dict]]:
     """``train``, or its stored result when ``cache`` holds the same training (same data,
     start, settings)."""
+    schedule = settings.get("schedule", "constant")
+    # the key of a training made before ``schedule`` and ``holdout`` existed is unchanged
+    later = [] if schedule == "constant" and held_out is None else [schedule, len(held_out or ())]
     key = hashlib.sha256(json.dumps([name, arch.to_json(), epochs, settings["learning_rate"], settings["batch"], seed,
                                      settings.get("targets", "choice"),
                                      round_, len(demos), _digest_array(demos.target),
-                                     None if start is None else _digest_array(start)],
+                                     None if start is None else _digest_array(start), *later],
                                     sort_keys=True, default=str).encode()).hexdigest()[:12]
     path = Path(cache) / f"trained-{name}-{key}.npz" if cache is not None else None
     if path is not None and path.is_file():
@@ -411,7 +457,7 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
         return stored["genome"], json.loads(str(stored["history"]))
     label = "imitation: training" if round_ < 0 else f"imitation: DAgger round {round_ + 1}, training"
     genome, history = train(arch, demos, epochs, settings["learning_rate"], settings["batch"], seed, progress, start,
-                            round_, label)
+                            round_, label, schedule, held_out)
     if path is not None:
         _store_chunk(path, {"genome": genome, "history": np.array(json.dumps(history))})
     return genome, history
