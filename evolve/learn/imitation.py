@@ -72,6 +72,11 @@ class Demonstrations:
     def __len__(self) -> int:
         return self.target.shape[0]
 
+    def rows(self, part: slice) -> "Demonstrations":
+        """The examples in ``part`` (views, not copies)."""
+        return Demonstrations(self.inputs[part], self.legal[part], self.target[part],
+                              None if self.soft is None else self.soft[part])
+
     @staticmethod
     def joined(parts: list["Demonstrations"]) -> "Demonstrations":
         """The examples of ``parts`` one after another."""
@@ -402,8 +407,7 @@ def split_held_out(demos: Demonstrations, n: int) -> tuple[Demonstrations, Demon
         raise HeldOutError(f"imitation.holdout: {n} decisions held out, but the teacher made only {len(demos)}; "
                          "hold out fewer or play more deals")
     cut = len(demos) - n
-    part = (lambda a: None if a is None else a[:cut]), (lambda a: None if a is None else a[cut:])
-    return tuple(Demonstrations(f(demos.inputs), f(demos.legal), f(demos.target), f(demos.soft)) for f in part)
+    return demos.rows(slice(None, cut)), demos.rows(slice(cut, None))
 
 
 def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress: bool = False,
@@ -445,7 +449,8 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
     start, settings)."""
     schedule = settings.get("schedule", "constant")
     # the key of a training made before ``schedule`` and ``holdout`` existed is unchanged
-    later = [] if schedule == "constant" and held_out is None else [schedule, len(held_out or ())]
+    n_held = 0 if held_out is None else len(held_out)
+    later = [] if schedule == "constant" and held_out is None else [schedule, n_held]
     key = hashlib.sha256(json.dumps([name, arch.to_json(), epochs, settings["learning_rate"], settings["batch"], seed,
                                      settings.get("targets", "choice"),
                                      round_, len(demos), _digest_array(demos.target),
