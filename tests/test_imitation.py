@@ -246,3 +246,72 @@ def test_holding_out_more_than_the_teacher_made_is_a_config_error(tmp_path):
     evo = Evolution(cfg, run_dir=tmp_path / "r", plot_dir=tmp_path / "p", progress=False)
     with pytest.raises(ConfigError, match=r"tiny_spades.toml: imitation.holdout: 100000 decisions held out"):
         evo.run()
+
+
+def test_fan_in_start_scales_each_layer_and_zeroes_biases():
+    """``init = "fan_in"``: weights of variance 1 / fan-in (W3T is stored [outputs,
+    inputs]), zero biases and direct connections; ``small``: 0.3 x U(-1, 1)."""
+    from evolve.learn.imitation import initial_genome
+
+    arch = Architecture.for_game(make_game("jass"), "seat", (256, 128), True, direct=True)
+    w = arch.unpack(initial_genome(arch, np.random.default_rng(2), "fan_in"))
+    for name, fan_in in (("W1", arch.n_in), ("W2", 256), ("W3T", 128)):
+        assert abs(w[name].std() * np.sqrt(fan_in) - 1.0) < 0.05, name
+    assert not any(w[b].any() for b in ("b1", "b2", "b3", "D"))
+    small = arch.unpack(initial_genome(arch, np.random.default_rng(2), "small"))
+    assert 0.29 < np.abs(small["W2"]).max() <= 0.3 and small["b1"].any() and not small["D"].any()
+    with pytest.raises(ValueError, match="unknown imitation init 'xavier'"):
+        initial_genome(arch, np.random.default_rng(2), "xavier")
+
+
+def test_linear_logits_train_a_wide_clone_that_the_tanh_logits_leave_behind():
+    """The softmax over the output sums (what the agent's argmax compares) keeps its
+    gradient where 5 x tanh saturates: on the same HighLow examples and budget, a wide
+    clone trained with linear logits agrees with the teacher more often on decisions it
+    never saw, and the agent plays the argmax the trainer scored."""
+    from evolve.agents.genomes.evolvable import NetworkAgent
+    from evolve.learn.imitation import initial_genome, split_held_out
+
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "seat", (256, 128))
+    fit, held = split_held_out(collect(g, arch, "highlow", ["random"], 600, seed=1), 1500)
+    common = dict(epochs=3, learning_rate=0.001, batch=128, seed=5, held_out=held)
+    linear, hl = train(arch, fit, init="fan_in", logits_of="linear", **common)
+    _, ht = train(arch, fit, init="small", logits_of="tanh", **common)
+    assert np.abs(linear).max() <= 1.0
+    assert hl[-1]["held_out_accuracy"] > ht[-1]["held_out_accuracy"] + 0.05, (hl[-1], ht[-1])
+    # in the engine (which skips the output tanh) the clone plays like HighLow, far above a random start
+    student = NetworkAgent(arch)
+    clone, start = student.specs(np.stack([linear, initial_genome(arch, np.random.default_rng(0), "fan_in")]),
+                                 ["clone", "start"])
+    r = evolve.play(g, [clone, "random", "random", "random"], 2000, seed=9)
+    u = evolve.play(g, [start, "random", "random", "random"], 2000, seed=9)
+    gain, _ = paired_difference(r.tricks[:, 0], u.tricks[:, 0])
+    assert gain.low > 0.25, gain     # a random network is ~0.4 tricks below its clone
+
+
+def test_teacher_examples_are_shared_by_students_of_any_width(tmp_path):
+    """The stored teacher chunks depend on the encoding, not the hidden layers: a wider
+    student reads them back instead of replaying the teacher."""
+    g = make_game("jass")
+    narrow = Architecture.for_game(g, "seat", (8, 8))
+    wide = Architecture.for_game(g, "seat", (32, 16))
+    a = collect(g, narrow, "highlow", ["random"], 30, seed=4, cache=tmp_path)
+    stored = sorted(p.name for p in tmp_path.iterdir())
+    b = collect(g, wide, "highlow", ["random"], 30, seed=4, cache=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == stored
+    assert np.array_equal(a.inputs, b.inputs) and np.array_equal(a.target, b.target)
+    card = collect(g, Architecture.for_game(g, "card", (8, 8)), "highlow", ["random"], 30, seed=4, cache=tmp_path)
+    assert len(list(tmp_path.iterdir())) > len(stored) and card.inputs.shape[1] != a.inputs.shape[1]
+
+
+@pytest.mark.parametrize("key,value,expected", [("init", "xavier", "small or fan_in"),
+                                                ("logits", "softmax", "tanh or linear")])
+def test_init_and_logits_keys_are_checked(tmp_path, key, value, expected):
+    from evolve.evolution.config import ConfigError
+
+    bad = tmp_path / "bad.toml"
+    table = f"[imitation]\nteacher = \"highlow\"\n{key} = \"{value}\"\n\n[evolution]"
+    bad.write_text(TINY.read_text().replace("[evolution]", table))
+    with pytest.raises(ConfigError, match=rf"bad.toml: imitation.{key}.*{expected}"):
+        load_config(bad)

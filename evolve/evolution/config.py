@@ -138,6 +138,21 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "opponent_share": Key(
             (float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit
         ),
+        "stages": Key(
+            (list,),
+            [],
+            "a list of tables {until = generation, opponents = [seat strings], rounds_per_game = n}: before "
+            "generation `until` the first stage not yet over replaces `opponents` and/or `rounds_per_game` "
+            "(an opponent schedule that ends at `opponents`, a budget that grows late)",
+            lambda v: all(isinstance(x, dict) for x in v),
+        ),
+        "opponent_hall": Key(
+            (int,), 0,
+            "a non-negative integer (the last n of the run's own past search means, one frozen every "
+            "opponent_hall_every generations, join the opponents; 0: none)",
+            _nonneg,
+        ),
+        "opponent_hall_every": Key((int,), 25, "a positive integer (generations between two hall entries)", _pos),
         "deals": Key(
             (str,),
             "shared",
@@ -245,6 +260,18 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "accuracy are reported per epoch)",
             _nonneg,
         ),
+        "init": Key(
+            (str,), "small",
+            "small or fan_in (the trained network's start: every weight 0.3 x U(-1, 1), or scaled by "
+            "sqrt(3 / fan-in) with zero biases, which wide layers need)",
+            lambda s: s in ("small", "fan_in"),
+        ),
+        "logits": Key(
+            (str,), "tanh",
+            "tanh or linear (the softmax is taken over 5 x tanh(output), or over the output sums themselves, "
+            "the values the agent's argmax compares)",
+            lambda s: s in ("tanh", "linear"),
+        ),
         "noise": Key(
             (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg
         ),
@@ -289,7 +316,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
     ("network", "direct"), ("evolution", "tournament"), ("imitation", "dagger_rounds"), ("imitation", "targets"),
     ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
-    ("imitation", "holdout"))}
+    ("imitation", "holdout"), ("imitation", "init"), ("imitation", "logits"),
+    ("evolution", "stages"), ("evolution", "opponent_hall"), ("evolution", "opponent_hall_every"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:
@@ -480,6 +508,8 @@ def _check_seats(out: dict, g, fail) -> None:
     seats = [(f"{section}.opponents", seat) for section in ("evolution", "benchmark", "imitation")
              for seat in out[section]["opponents"]]
     seats += [("evolution.validation_opponents", seat) for seat in out["evolution"]["validation_opponents"]]
+    seats += [(f"evolution.stages[{k}].opponents", seat) for k, stage in enumerate(out["evolution"]["stages"])
+              if isinstance(stage.get("opponents"), list) for seat in stage["opponents"] if isinstance(seat, str)]
     seats += [("imitation.teacher", out["imitation"]["teacher"])] if out["imitation"]["teacher"] else []
     for key, seat in seats:
         try:
@@ -498,6 +528,11 @@ def _check_evolution(ev: dict, g, fail) -> None:
     if ev["algorithm"] == "es" and ev["es_antithetic"] and ev["population"] % 2:
         fail("evolution.population", f"got {ev['population']}; expected an even number (antithetic ES samples "
                                      "mirrored pairs; or set evolution.es_antithetic = false)")
+    _check_stages(ev, fail)
+    if ev["opponent_hall"] and not (ev["common_random_numbers"] or ev["opponent_share"] > 0):
+        fail("evolution.opponent_hall", f"got {ev['opponent_hall']}; past search means join the opponents, but no "
+                                        "table seats opponents (expected common_random_numbers = true or "
+                                        "opponent_share > 0)")
     if ev["tournament"] == "thesis":
         _check_thesis_tournament(ev, fail)
     left_out = None if ev["common_random_numbers"] or ev["tournament"] == "thesis" else _everyone_plays(ev)
@@ -509,6 +544,44 @@ def _check_evolution(ev: dict, g, fail) -> None:
     if ev["fitness"] in ("side_points", "side_score") and not g.partnership:
         fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or "
                                   "advanced)")
+
+
+STAGE_KEYS = ("until", "opponents", "rounds_per_game")
+
+
+def _check_stages(ev: dict, fail) -> None:
+    """``stages``: each a table of known keys, ``until`` rising, at least one setting."""
+    last = 0
+    for k, stage in enumerate(ev["stages"]):
+        key = f"evolution.stages[{k}]"
+        unknown = sorted(set(stage) - set(STAGE_KEYS))
+        if unknown:
+            fail(f"{key}.{unknown[0]}", f"unknown key; expected {', '.join(STAGE_KEYS)}")
+        until = stage.get("until")
+        if not isinstance(until, int) or isinstance(until, bool) or until <= last:
+            fail(f"{key}.until", f"got {until!r}; expected an integer generation above {last} (stages in order)")
+        last = until
+        if "opponents" not in stage and "rounds_per_game" not in stage:
+            fail(key, "changes nothing; expected opponents and/or rounds_per_game")
+        opponents = stage.get("opponents", ["x"])
+        if not isinstance(opponents, list) or not opponents or not all(isinstance(x, str) for x in opponents):
+            fail(f"{key}.opponents", f"got {opponents!r}; expected a non-empty list of seat strings")
+        rounds = stage.get("rounds_per_game", 1)
+        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds <= 0:
+            fail(f"{key}.rounds_per_game", f"got {rounds!r}; expected a positive integer")
+        if "opponents" in stage and not (ev["common_random_numbers"] or ev["opponent_share"] > 0):
+            fail(f"{key}.opponents", "no table seats opponents (expected common_random_numbers = true or "
+                                     "opponent_share > 0)")
+
+
+def stage_settings(evolution: dict, generation: int) -> tuple[int, list[str], int]:
+    """The stage of ``generation`` (its index, or len(stages) after the last) and the
+    opponents and rounds per game it plays with."""
+    for k, stage in enumerate(evolution.get("stages") or []):
+        if generation < stage["until"]:
+            return (k, list(stage.get("opponents", evolution["opponents"])),
+                    int(stage.get("rounds_per_game", evolution["rounds_per_game"])))
+    return len(evolution.get("stages") or []), list(evolution["opponents"]), int(evolution["rounds_per_game"])
 
 
 def _check_thesis_tournament(ev: dict, fail) -> None:

@@ -32,9 +32,9 @@ def validation_label(config: dict) -> str:
 def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validation_label: str = "") -> Path:
     """Draw best / mean / spread (mean ± sd band, min-max band) per generation to a PNG,
     the generation's best on fixed deals against a fixed opponent with its 95% CI (where
-    the logbook has it), and the mutation rate or CMA-ES step size on a second axis when it
-    changes. The
-    legend sits below the axes, so it never covers the data."""
+    the logbook has it), the mutation rate or CMA-ES step size on a second axis when it
+    changes, and a dotted line where the opponents change (a new stage, a new member of the
+    opponent hall). The legend sits below the axes, so it never covers the data."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -60,6 +60,13 @@ def plot_fitness(logbook: list[dict], path: str | Path, title: str = "", validat
                             color="tab:purple", alpha=0.25, label="its 95% CI")
             ax.plot(vg, [r["validation"] for r in val], color="tab:purple", lw=1.6, marker="o", ms=2.5,
                     label=validation_label or "best of generation on fixed deals vs a fixed opponent")
+        # where a new stage begins (``[[evolution.stages]]``) or the opponent hall grows, the
+        # fitness changes meaning: other opponents, another number of tables
+        changes = [r for prev, r in zip(logbook, logbook[1:]) if "stage" in r
+                   and (r["stage"], r["opponents"]) != (prev.get("stage"), prev.get("opponents"))]
+        for k, r in enumerate(changes):
+            ax.axvline(r["gen"] - 0.5, color="tab:gray", lw=0.9, ls=":",
+                       label="new stage or hall member (other opponents)" if k == 0 else None)
         # the GA's mutation rate or CMA-ES's step size on a right axis, when it moves (ES
         # keeps its sigma fixed, and a flat line there would only take space)
         cma = all("sigma" in r for r in logbook)

@@ -14,6 +14,7 @@ get them in natural units.
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,7 @@ from evolve.evolution.config import (
     SCHEMA,
     Config,
     ConfigError,
+    stage_settings,
     validate,
     validation_opponents,
 )
@@ -125,8 +127,13 @@ class Evolution:
                                          ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
                                          ev["partner"] == "self", ev["common_random_numbers"],
                                          ev["evaluation"] == "lockstep", procedure=ev["tournament"])
+            # one tournament per stage (``[[evolution.stages]]``), the last one the plain settings'
+            self.stage_tournaments = [replace(self.tournament, opponents=tuple(stage.get("opponents", ev["opponents"])),
+                                              rounds=stage.get("rounds_per_game", ev["rounds_per_game"]))
+                                      for stage in ev["stages"]] + [self.tournament]
             self.engine_families = self.run_families()
-        self.tournament.engine_families = self.engine_families
+        for t in self.stage_tournaments:
+            t.engine_families = self.engine_families
         self.run_dir = Path(self.run_dir or Path("populations") / cfg.name)
         self.plot_dir = Path(self.plot_dir or Path("plots") / cfg.name)
         self.workers = resolve_workers(cfg.parallel["workers"] if self.workers is None else self.workers)
@@ -139,7 +146,8 @@ class Evolution:
         """The agent families of every seat the run may play: its members, the tournament's,
         validation's and benchmark's opponents, the imitation teacher and its opponents.
         All the run's batches play on one engine kernel compiled with them all."""
-        specs = self.member_specs(np.zeros((1, self.layout.size))) + list(self.tournament.opponent_specs)
+        specs = self.member_specs(np.zeros((1, self.layout.size)))
+        specs += [o for t in self.stage_tournaments for o in t.opponent_specs]
         seats = [*self.validation_opponents, *self.config.benchmark["opponents"]]
         if self.config.imitation["teacher"]:
             seats += [self.config.imitation["teacher"], *self.config.imitation["opponents"]]
@@ -294,8 +302,9 @@ class Evolution:
         t0 = time.perf_counter()
         # advanced fitness: the best member's tricks too, which the thesis's Table 1 gives beside it
         advanced = ev["fitness"] == "advanced"
-        fitness, counts, *tricks = self.tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
-                                                            self.workers if runner else 1, with_tricks=advanced)
+        stage, tournament = self.tournament_at(state)
+        fitness, counts, *tricks = tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
+                                                       self.workers if runner else 1, with_tricks=advanced)
         played = counts > 0
         rate = self.strategy.rate(g)
         f = fitness[played]
@@ -309,6 +318,9 @@ class Evolution:
             "rounds": int(counts.sum()),
             "seconds": round(time.perf_counter() - t0, 4),
         }
+        if self.stage_tournaments[:-1] or ev["opponent_hall"]:
+            record.update(stage=stage, rounds_per_game=tournament.rounds,
+                          opponents=len(tournament.opponent_specs))
         best = int(np.argmax(np.where(played, fitness, -np.inf)))
         if advanced:
             record["tricks"] = float(tricks[0][best])
@@ -336,9 +348,26 @@ class Evolution:
             # a figure that can move: self-play fitness means are fixed (3.25 in cut-throat Spades)
             ci = mean_ci(self.fixed_deal_scores(tracked, ev["progress_deals"], state.seed))
             record.update(validation=ci.mean, validation_low=ci.low, validation_high=ci.high)
+        hall = state.hall
+        if ev["opponent_hall"] and (g + 1) % ev["opponent_hall_every"] == 0:
+            frozen = self.strategy.mean()
+            frozen = (evaluated[best] if frozen is None else np.clip(frozen, -1.0, 1.0))[None, :]
+            hall = frozen if hall is None else np.concatenate([hall, frozen])[-ev["opponent_hall"]:]
         state.logbook.append(record)
         state.fitness, state.elite, state.population, state.generation = fitness, elite, population, g + 1
+        state.hall = hall
         return record
+
+    def tournament_at(self, state: RunState) -> tuple[int, Tournament]:
+        """The stage of generation ``state.generation`` and the tournament it plays: the
+        stage's opponents and rounds per game, and the opponent hall's members (the run's
+        own past search means) after the opponents."""
+        k, _, _ = stage_settings(self.config.evolution, state.generation)
+        tournament = self.stage_tournaments[k]
+        if state.hall is not None and len(state.hall):
+            tournament = copy.copy(tournament)
+            tournament.opponent_specs = list(tournament.opponent_specs) + self.member_specs(state.hall)
+        return k, tournament
 
     def existing_run(self) -> list[str]:
         """The files of an earlier run in the run folder."""

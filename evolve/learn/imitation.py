@@ -12,11 +12,13 @@ then tunes it on the real objective. This is behavioural cloning:
    teacher sees only its own observation, so does the network.
 2. ``train``: the network's weights (not its direct connections, which stay 0) minimise
    the cross-entropy of a softmax over the legal outputs (logits ``TEMPERATURE *
-   tanh(output)``, the agent plays the argmax) with Adam on minibatches, clamped to
-   [-1, 1] after every step (as the Spades thesis's weights are). BLAS runs on one
-   thread, so the result is bit for bit the same for a given seed on a given machine.
-   ``schedule = "cosine"`` decays the step size over the epochs; ``holdout`` keeps the
-   teacher's last decisions out of training and reports their accuracy per epoch.
+   tanh(output)``, or with ``logits = "linear"`` the output sums themselves; the agent
+   plays the argmax) with Adam on minibatches, clamped to [-1, 1] after every step (as
+   the Spades thesis's weights are), from a start drawn as ``init`` says (``INITS``).
+   BLAS runs on one thread, so the result is bit for bit the same for a given seed on a
+   given machine. ``schedule = "cosine"`` decays the step size over the epochs;
+   ``holdout`` keeps the teacher's last decisions out of training and reports their
+   accuracy per epoch.
 
 3. ``relabel`` (DAgger, ``dagger_rounds`` > 0): the clone plays ``dagger_deals`` deals
    in the teacher's seats against the same opponents; every decision *it* makes with two
@@ -111,7 +113,8 @@ def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int
 
     seats, mine = teacher_seats(game, teacher, opponents)
     specs = parse_seats(seats, game)
-    tag = _tag("teacher" if targets == "choice" else f"teacher-{targets}", game, arch, seats, seed, 0)
+    # the examples depend on the encoding, not on the hidden layers: a wider student reuses them
+    tag = _tag("teacher" if targets == "choice" else f"teacher-{targets}", game, _examples_view(arch), seats, seed, 0)
     if targets == "choice":
         task = (lambda a, b: (game, arch, specs, tuple(mine), seed, a, b, tuple(engine_families)))
         demos = _chunked(_collect_chunk, task, deals, workers, cache, tag, "imitation: teacher deals", progress)
@@ -138,7 +141,7 @@ def relabel(game: Game, student, genome: np.ndarray, teacher: str, opponents: li
     spec = student.specs(genome[None, :], ["student"])[0]
     seats, mine = teacher_seats(game, spec, opponents)
     specs = [spec if i in mine else s for i, s in enumerate(parse_seats(seats, game))]
-    tag = _tag(f"dagger{round_}" + ("" if targets == "choice" else f"-{targets}"), game, arch,
+    tag = _tag(f"dagger{round_}" + ("" if targets == "choice" else f"-{targets}"), game, arch.to_json(),
                [teacher, *map(str, opponents), _digest_array(genome)], seed, round_)
     labelled = _chunked(_relabel_chunk,
                         lambda a, b: (game, arch, specs, tuple(mine), teacher, seed, round_, a, b,
@@ -155,11 +158,16 @@ def dagger_seed(seed: int, round_: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}/dagger/{round_}".encode()).digest()[:7], "little")
 
 
-def _tag(phase: str, game: Game, arch: Architecture, seats, seed: int, round_: int) -> str:
+def _tag(phase: str, game: Game, network: dict, seats, seed: int, round_: int) -> str:
     """A name for the cached chunks of one phase: what determines their content."""
-    text = json.dumps([phase, game.name, game.options, arch.to_json(), [str(s) for s in seats], seed, round_,
+    text = json.dumps([phase, game.name, game.options, network, [str(s) for s in seats], seed, round_,
                        COLLECT_CHUNK], sort_keys=True, default=str)
     return f"{phase}-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def _examples_view(arch: Architecture) -> dict:
+    """What of the network a teacher's examples depend on: its inputs and outputs."""
+    return {k: v for k, v in arch.to_json().items() if k in ("game", "encoding", "n_in", "n_out")}
 
 
 def _digest_array(a: np.ndarray) -> str:
@@ -305,16 +313,18 @@ def _layers(weights: dict) -> list[tuple[np.ndarray, np.ndarray]]:
     return [(weights["W1"], weights["b1"]), (weights["W2"], weights["b2"]), (weights["W3T"].T, weights["b3"])]
 
 
-def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, rows: np.ndarray, grad: bool = True):
+def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, rows: np.ndarray, grad: bool = True,
+                      logits_of: str = "tanh"):
     """Mean cross-entropy and accuracy on ``rows``; with ``grad`` also the gradient as a
-    flat vector in genome order."""
+    flat vector in genome order. ``logits_of``: see ``LOGITS``."""
     x = demos.inputs[rows].astype(np.float64)
     legal = demos.legal[rows]
     y = demos.target[rows]
     layers = _layers(weights)
-    acts = mlp.forward(x, layers)
+    linear = logits_of == "linear"
+    acts = mlp.forward(x, layers, linear_output=linear)
     out = acts[-1]
-    logits = np.where(legal, TEMPERATURE * out, -np.inf)
+    logits = np.where(legal, out if linear else TEMPERATURE * out, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
@@ -332,7 +342,7 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
         d[n, y] -= 1.0
     else:
         d -= q
-    d *= TEMPERATURE * (1.0 - out ** 2) / len(y)
+    d *= (1.0 / len(y)) if linear else TEMPERATURE * (1.0 - out ** 2) / len(y)
     (g1, gb1), (g2, gb2), (g3, gb3) = mlp.backward(acts, layers, d)
     g = {"W1": g1, "b1": gb1, "W2": g2, "b2": gb2, "W3T": g3.T, "b3": gb3}
     g["D"] = np.zeros(DIRECT_FEATURES)      # direct connections are not trained here: they stay 0
@@ -342,20 +352,20 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
 
 def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate: float, batch: int, seed: int,
           progress: bool = False, start: np.ndarray | None = None, round_: int = -1, label: str = "imitation: training",
-          schedule: str = "constant", held_out: Demonstrations | None = None) -> tuple[np.ndarray, list[dict]]:
+          schedule: str = "constant", held_out: Demonstrations | None = None, init: str = "small",
+          logits_of: str = "tanh") -> tuple[np.ndarray, list[dict]]:
     """A genome (weights in [-1, 1]) trained to pick the demonstrated outputs, and the
     loss/accuracy after each epoch (and on ``held_out``, examples it never trains on);
-    from ``start`` when given (DAgger round ``round_``), else from small random weights.
-    ``schedule = "cosine"`` decays the step size from ``learning_rate`` to 0 along a half
-    cosine over the epochs (a noisy teacher's labels otherwise keep the weights moving at
-    the full step size to the end)."""
+    from ``start`` when given (DAgger round ``round_``), else from random weights drawn as
+    ``init`` says (``INITS``). ``schedule = "cosine"`` decays the step size from
+    ``learning_rate`` to 0 along a half cosine over the epochs (a noisy teacher's labels
+    otherwise keep the weights moving at the full step size to the end). ``logits_of``:
+    see ``LOGITS``."""
     from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng([seed, 0x1417] if round_ < 0 else [seed, 0x1417, round_])
-    genome = 0.3 * arch.random_genome(rng) if start is None else np.array(start, np.float64)
+    genome = initial_genome(arch, rng, init) if start is None else np.array(start, np.float64)
     weights = arch.unpack(genome)            # views into ``genome`` (biases: zeros when off)
-    if arch.direct:
-        weights["D"][:] = 0.0                # the clone starts without direct connections
     m = np.zeros_like(genome)
     v = np.zeros_like(genome)
     step = 0
@@ -367,22 +377,57 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
             order = rng.permutation(len(demos))
             rate = step_size(learning_rate, schedule, epoch, epochs)
             for start in range(0, len(demos), batch):
-                _, _, grad = _forward_backward(arch, weights, demos, order[start:start + batch])
+                _, _, grad = _forward_backward(arch, weights, demos, order[start:start + batch], logits_of=logits_of)
                 step += 1
                 m, v, delta = adam_step(m, v, step, grad, rate, square_first=True)
                 genome -= delta
                 np.clip(genome, -1.0, 1.0, out=genome)
-            loss, accuracy, _ = _forward_backward(arch, weights, demos, probe, grad=False)
+            loss, accuracy, _ = _forward_backward(arch, weights, demos, probe, grad=False, logits_of=logits_of)
             record = {"epoch": epoch, "loss": round(loss, 5), "accuracy": round(accuracy, 5)}
             shown = {"loss": f"{loss:.4f}", "accuracy": f"{accuracy:.3f}"}
             if held_out is not None and len(held_out):
                 h_loss, h_accuracy, _ = _forward_backward(arch, weights, held_out, np.arange(len(held_out)),
-                                                          grad=False)
+                                                          grad=False, logits_of=logits_of)
                 record.update(held_out_loss=round(h_loss, 5), held_out_accuracy=round(h_accuracy, 5))
                 shown["held_out"] = f"{h_accuracy:.3f}"
             history.append(record)
             bar.update(1, **shown)
     return genome, history
+
+
+# How the trainer starts a network (``imitation.init``):
+INITS = {
+    "small": "every weight 0.3 x U(-1, 1) (the first recipe; wide layers start saturated and stall)",
+    "fan_in": "weights U(-1, 1) x sqrt(3 / fan-in) (variance 1 / fan-in, LeCun's), biases 0",
+}
+# What the softmax over the legal cards is taken of (``imitation.logits``); the agent plays
+# the argmax of the output sums either way (its output tanh is monotonic and skipped):
+LOGITS = {
+    "tanh": f"{TEMPERATURE:g} x tanh(output) (the first recipe: bounded, and its gradient vanishes where the "
+            "output saturates)",
+    "linear": "the output sums themselves, the values the agent's argmax compares",
+}
+
+
+def initial_genome(arch: Architecture, rng: np.random.Generator, init: str = "small") -> np.ndarray:
+    """A random genome to train from, drawn as ``INITS[init]`` says; direct connections
+    are 0 (the clone starts without them)."""
+    genome = arch.random_genome(rng)
+    weights = arch.unpack(genome)
+    if init == "small":
+        genome *= 0.3
+    elif init == "fan_in":
+        for name, shape in arch.layers:
+            if name.startswith("W"):
+                fan_in = shape[1] if name == "W3T" else shape[0]     # W3T is stored [outputs, inputs]
+                weights[name] *= np.sqrt(3.0 / fan_in)
+            elif name.startswith("b") and arch.bias:
+                weights[name][:] = 0.0
+    else:
+        raise ValueError(f"unknown imitation init {init!r}; expected one of {', '.join(INITS)}")
+    if arch.direct:
+        weights["D"][:] = 0.0
+    return genome
 
 
 class HeldOutError(ValueError):
@@ -423,7 +468,8 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
                                held_out)
     summary = {"teacher": settings["teacher"], "opponents": settings["opponents"], "deals": settings["deals"],
                "targets": targets, "decisions": len(demos), "held_out": 0 if held_out is None else len(held_out),
-               "epochs": settings["epochs"], "schedule": settings.get("schedule", "constant"), "history": history}
+               "epochs": settings["epochs"], "schedule": settings.get("schedule", "constant"),
+               "init": settings.get("init", "small"), "logits": settings.get("logits", "tanh"), "history": history}
     rounds = settings.get("dagger_rounds", 0)
     if rounds and student is None:
         raise ValueError("DAgger rounds need the student network agent")
@@ -448,9 +494,12 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
     """``train``, or its stored result when ``cache`` holds the same training (same data,
     start, settings)."""
     schedule = settings.get("schedule", "constant")
-    # the key of a training made before ``schedule`` and ``holdout`` existed is unchanged
+    init, logits_of = settings.get("init", "small"), settings.get("logits", "tanh")
+    # the key of a training made before ``schedule``, ``holdout``, ``init`` and ``logits``
+    # existed is unchanged
     n_held = 0 if held_out is None else len(held_out)
     later = [] if schedule == "constant" and held_out is None else [schedule, n_held]
+    later += [] if (init, logits_of) == ("small", "tanh") else [init, logits_of]
     key = hashlib.sha256(json.dumps([name, arch.to_json(), epochs, settings["learning_rate"], settings["batch"], seed,
                                      settings.get("targets", "choice"),
                                      round_, len(demos), _digest_array(demos.target),
@@ -462,7 +511,7 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
         return stored["genome"], json.loads(str(stored["history"]))
     label = "imitation: training" if round_ < 0 else f"imitation: DAgger round {round_ + 1}, training"
     genome, history = train(arch, demos, epochs, settings["learning_rate"], settings["batch"], seed, progress, start,
-                            round_, label, schedule, held_out)
+                            round_, label, schedule, held_out, init, logits_of)
     if path is not None:
         _store_chunk(path, {"genome": genome, "history": np.array(json.dumps(history))})
     return genome, history
