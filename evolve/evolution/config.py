@@ -44,6 +44,14 @@ def _unit(x) -> bool:
     return 0.0 <= x <= 1.0
 
 
+def _trainer_choices(name: str) -> dict:
+    """One of the imitation trainer's named choices (``evolve.learn.imitation.INITS``,
+    ``LOGITS``), imported only when a config names one."""
+    from evolve.learn import imitation
+
+    return getattr(imitation, name)
+
+
 SCHEMA: dict[str, dict[str, Key]] = {
     "experiment": {
         "name": Key(
@@ -264,13 +272,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
             (str,), "small",
             "small or fan_in (the trained network's start: every weight 0.3 x U(-1, 1), or scaled by "
             "sqrt(3 / fan-in) with zero biases, which wide layers need)",
-            lambda s: s in ("small", "fan_in"),
+            lambda s: s in _trainer_choices("INITS"),
         ),
         "logits": Key(
             (str,), "tanh",
             "tanh or linear (the softmax is taken over 5 x tanh(output), or over the output sums themselves, "
             "the values the agent's argmax compares)",
-            lambda s: s in ("tanh", "linear"),
+            lambda s: s in _trainer_choices("LOGITS"),
         ),
         "noise": Key(
             (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg
@@ -563,15 +571,16 @@ def _check_stages(ev: dict, fail) -> None:
         last = until
         if "opponents" not in stage and "rounds_per_game" not in stage:
             fail(key, "changes nothing; expected opponents and/or rounds_per_game")
-        opponents = stage.get("opponents", ["x"])
-        if not isinstance(opponents, list) or not opponents or not all(isinstance(x, str) for x in opponents):
-            fail(f"{key}.opponents", f"got {opponents!r}; expected a non-empty list of seat strings")
+        if "opponents" in stage:
+            opponents = stage["opponents"]
+            if not isinstance(opponents, list) or not opponents or not all(isinstance(x, str) for x in opponents):
+                fail(f"{key}.opponents", f"got {opponents!r}; expected a non-empty list of seat strings")
+            if not (ev["common_random_numbers"] or ev["opponent_share"] > 0):
+                fail(f"{key}.opponents", "no table seats opponents (expected common_random_numbers = true or "
+                                         "opponent_share > 0)")
         rounds = stage.get("rounds_per_game", 1)
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds <= 0:
             fail(f"{key}.rounds_per_game", f"got {rounds!r}; expected a positive integer")
-        if "opponents" in stage and not (ev["common_random_numbers"] or ev["opponent_share"] > 0):
-            fail(f"{key}.opponents", "no table seats opponents (expected common_random_numbers = true or "
-                                     "opponent_share > 0)")
 
 
 def stage_settings(evolution: dict, generation: int) -> tuple[int, list[str], int]:

@@ -127,10 +127,12 @@ class Evolution:
                                          ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
                                          ev["partner"] == "self", ev["common_random_numbers"],
                                          ev["evaluation"] == "lockstep", procedure=ev["tournament"])
-            # one tournament per stage (``[[evolution.stages]]``), the last one the plain settings'
-            self.stage_tournaments = [replace(self.tournament, opponents=tuple(stage.get("opponents", ev["opponents"])),
-                                              rounds=stage.get("rounds_per_game", ev["rounds_per_game"]))
-                                      for stage in ev["stages"]] + [self.tournament]
+            # one tournament per stage (``[[evolution.stages]]``, from its first generation's
+            # settings), the last one the plain settings'
+            firsts = [0, *(stage["until"] for stage in ev["stages"][:-1])] if ev["stages"] else []
+            self.stage_tournaments = [replace(self.tournament, opponents=tuple(opponents), rounds=rounds)
+                                      for _, opponents, rounds in (stage_settings(ev, g) for g in firsts)]
+            self.stage_tournaments.append(self.tournament)
             self.engine_families = self.run_families()
         for t in self.stage_tournaments:
             t.engine_families = self.engine_families

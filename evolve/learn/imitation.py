@@ -108,7 +108,7 @@ def collect(game: Game, arch: Architecture, teacher, opponents: list, deals: int
     played from ``(seed, i)`` alone, so the examples are the same for any number of
     workers. ``engine_families``: see ``evolve.play``; ``cache``: see the module docstring.
     ``targets = "visits"``: the teacher (ISMCTS) is asked again at each of its decisions
-    and its root visit shares are the target (``TARGETS``)."""
+    and its root visit shares are the target (``Demonstrations.soft``)."""
     from evolve.agents.registry import parse_seats
 
     seats, mine = teacher_seats(game, teacher, opponents)
