@@ -54,7 +54,8 @@ def listing() -> str:
             if key not in BIDDER_OPTIONS:
                 lines.append(_option_line(key, option))
     lines.append("  champion:PATH[@bidder]: an evolved network from PATH (a champion.npz or its folder); "
-                 "bidder random | simple, default simple")
+                 "any bidder below, with its options after it (champion:PATH@search,bid_iterations=4000); "
+                 "default: the game's default bidder")
     lines += ["", "bidder options (every agent):"]
     lines += [_option_line(key, option) for key, option in BIDDER_OPTIONS.items()]
     lines += ["", "games (--game NAME, options as --option key=value)", ""]

@@ -11,30 +11,45 @@ printed next to the error of the constant prediction.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from evolve.core.cli import Parser, parse_options, run
 from evolve.core.errors import UsageError
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m evolve.value``."""
-    p = Parser(prog="python -m evolve.value", description="Train a value network on deals played by an agent.")
+def training_parser(prog: str, description: str, hidden: int, out_help: str) -> Parser:
+    """The options of a command that trains a network on deals an agent plays in all four
+    seats (``evolve.value``, ``evolve.dnn``)."""
+    p = Parser(prog=prog, description=description)
     p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
     p.add_argument("--agent", default="random", help="seat string of the agent that plays the training deals (all "
                    "four seats; default random)")
     p.add_argument("--deals", type=int, default=4000, help="training deals (default 4000; 10%% held out)")
-    p.add_argument("--hidden", type=int, default=64, help="hidden tanh units (default 64)")
+    p.add_argument("--hidden", type=int, default=hidden, help=f"hidden tanh units (default {hidden})")
     p.add_argument("--epochs", type=int, default=10, help="passes over the training positions (default 10)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="game option (repeatable)")
-    p.add_argument("--out", required=True, help="folder for value.npz and value.json")
-    args = p.parse_args(argv)
-    for name in ("deals", "hidden", "epochs"):
-        if getattr(args, name) < (10 if name == "deals" else 1):
-            raise UsageError(f"--{name} {getattr(args, name)} is invalid; expected an integer >= "
-                             f"{10 if name == 'deals' else 1}")
+    p.add_argument("--out", required=True, help=out_help)
+    return p
+
+
+def check_training_args(args, least: dict | None = None) -> None:
+    """One-line errors for the counts of ``training_parser`` (and ``least``: more of them)."""
+    for name, low in {"deals": 10, "hidden": 1, "epochs": 1, **(least or {})}.items():
+        if getattr(args, name) < low:
+            raise UsageError(f"--{name} {getattr(args, name)} is invalid; expected an integer >= {low}")
     if args.seed < 0:
         raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} is a file; expected a folder for the network's .npz and .json")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``python -m evolve.value``."""
+    p = training_parser("python -m evolve.value", "Train a value network on deals played by an agent.", 64,
+                        "folder for value.npz and value.json")
+    args = p.parse_args(argv)
+    check_training_args(args)
     import evolve.agents.search.register  # noqa: F401  (registers the search agents)
     from evolve.agents.registry import parse_seat
     from evolve.agents.search.value_net import save_value

@@ -43,6 +43,8 @@ BUDGETS = {
     "perfect_mc": "shuffles=3,playouts=2",
     "perfect_dmcts": "determinizations=2,iterations=12",
     "tdmcts": "factor=1,iterations=12",
+    "pdmcts": "determinizations=2,iterations=12",
+    "pismcts": "iterations=20",
 }
 
 

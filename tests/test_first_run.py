@@ -68,7 +68,9 @@ def test_parsing_inside_compiles_deferred_compiles_nothing_and_names_the_callbac
         parse_seat("ismcts:iterations=10", game)
         parse_seat("random:bidder=search", game)
         parse_seat("jass_rule_based", game)
-    assert {SLOTS[s].what for s in wanted} == {"the search agents (mc, dmcts, ismcts, tdmcts)", "the search bidder"}
+    from evolve.agents.search.card_search import SEARCH_WHAT
+
+    assert {SLOTS[s].what for s in wanted} == {SEARCH_WHAT, "the search bidder"}
 
 
 PRECOMPILE = """

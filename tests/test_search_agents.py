@@ -331,7 +331,8 @@ def test_euchre_turned_card_is_in_the_dealers_hand_or_discarded():
 
 SEARCH_SEATS = ["mc:shuffles=8,playouts=1", "ismcts:iterations=60", "dmcts:determinizations=3,iterations=30",
                 "mc:variant=normal,shuffles=4,playouts=2,shuffle=per_card,ties=random",
-                "tdmcts:factor=1,iterations=30", "tdmcts:determinizations=3,iterations=30"]
+                "tdmcts:factor=1,iterations=30", "tdmcts:determinizations=3,iterations=30",
+                "pdmcts:determinizations=3,iterations=30", "pismcts:iterations=60", "dnn"]
 # agents of other packages (evolve.agents.external), played on tables: Jass only
 EXTERNAL_SEATS = {"jass": ["pyschieber:player=challenge,trump=own", "pyschieber:player=greedy"]}
 PERFECT_SEATS = ["perfect_mc:shuffles=8,playouts=1", "perfect_dmcts:determinizations=1,iterations=60",

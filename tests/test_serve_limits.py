@@ -43,7 +43,9 @@ def seat1(seat: str, game: str = "jass", **kw) -> dict:
     (seat1("mc:shuffles=1000,playouts=10"), "asks for 10000 playouts per decision"),
     (seat1("maxvalue:samples=6000"), "asks for 6000 playouts"),
     (seat1("random:bidder=search,bid_iterations=9000", "euchre"), "bid_iterations=9000: this server's limit"),
+    (seat1("champion:jass_champion@search,bid_iterations=9000"), "bid_iterations=9000: this server's limit"),
     (seat1("mc:rollout=(ismcts:iterations=9000)"), "asks for 9000 playouts"),
+    (seat1("pismcts:iterations=1000,candidates=8"), "asks for 8000 candidate deals per decision"),
     (seat1("ismcts:seconds=0.5"), "asks for seconds=0.5 per decision: this server's limit is 0.1 (--max-seconds)"),
 ])
 def test_each_limit_is_a_400_naming_it(client, body, message):
@@ -110,6 +112,8 @@ def test_waitress_answers_json_errors_too():
     "dmcts:value=/etc/passwd",
     "maxvalue:net=/tmp/value.npz",
     "random:bidder=linear,bid_genome=/tmp/genome.npz",
+    "random:bidder=learnt,bid_net=/tmp/trump.npz",
+    "champion:jass_champion@learnt,bid_net=/tmp/trump.npz",
 ])
 def test_no_client_names_a_server_file(client, seat):
     game = "euchre" if "linear" in seat else "jass"

@@ -30,7 +30,8 @@ Bidder kinds: 0 random, 1 simple, 2..8 the Euchre table bidders
 (``evolve.agents.bidding.euchre_tables``), 20 the Jass trump-choice table and 30 the
 Spades bid predictor (``evolve.agents.bidding.tables``; with their default numbers they
 are also the simple bidder of Jass and Spades), 21 the Jass paper's Simple RB trump rule
-(``simple_rb``, same module), 40 the search bidder
+(``simple_rb``, same module), 22 the learnt Jass trump chooser (``learnt``,
+``evolve.agents.bidding.learnt``), 40 the search bidder
 (``evolve.agents.bidding.search``). A kind a function does not handle falls through to the
 simple bidder. How to add an agent or a bidder: ``docs/extending.md``.
 """
@@ -53,6 +54,7 @@ from evolve.agents.bidding.euchre_tables import (
     simple_hand_value,
     simple_order_value,
 )
+from evolve.agents.bidding.learnt import BID_JASS_NET, jass_net_mode
 from evolve.agents.bidding.search import BID_SEARCH
 from evolve.agents.bidding.tables import (
     BID_JASS_SURE,
@@ -276,6 +278,8 @@ def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
         )
     if kind == BID_JASS_SURE:
         return jass_sure_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], hand, may_push)
+    if kind == BID_JASS_NET:
+        return jass_net_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], hand, may_push)
     return jass_table_mode(_RANKED, 0, hand, may_push)
 
 

@@ -5,29 +5,40 @@ The network itself, its files and its Numba forward pass are in
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 from numba import njit
 
 from evolve.agents.search.value_net import ValueNet, features_into, n_features
 from evolve.core.errors import UsageError
 from evolve.core.optim import adam_step
-from evolve.games.bits import bit
-from evolve.games.rules import P_N_TRICKS
+from evolve.core.progress import progress_line
+from evolve.games.bits import bit, has
+from evolve.games.rules import P_N_CARDS, P_N_TRICKS, legal_cards
 from evolve.games.scoring import result_scale, seat_result
-from evolve.games.state import MODE, PUB_SIZE, reset_pub
+from evolve.games.state import ALONE, BIDS, MAKER, MODE, PLAYED_BY, PUB_SIZE, PUSHED, reset_pub
 from evolve.games.trick import next_active, open_play, play_step
 from evolve.learn import mlp
 
 
 @njit(cache=True)
-def _replay_features(rules, modes, dealers, leaders, plays, out_seats, keep, X, y, seats):
+def _replay_features(rules, modes, dealers, leaders, plays, out_seats, known, keep, X, y, seats, holders, actions,
+                     legals):
     """Replay recorded deals (``plays`` in play order, ``leaders`` per trick) and write,
     before every card, the features of the seat to play into ``X`` and that seat's side's
-    final result over the deal's maximum into ``y``. Rows of deals with ``keep`` False are
-    skipped. Returns the number of rows written."""
+    final result over the deal's maximum into ``y``. ``known`` [deals, 7] is what the
+    bidding made public (maker, Jass push, Euchre alone, four Spades bids). With
+    ``holders`` of one row per position (else empty) also: for every card the seat has
+    not seen, its holder (0, 1, 2: the seat that many places after the next, 3: out of
+    play), -1 for the others; the card played (``actions``) and the legal cards
+    (``legals``). Rows of deals with ``keep`` False are skipped. Returns the number of rows
+    written."""
     pub = np.empty(PUB_SIZE, np.int64)
     hands = np.zeros(4, np.uint64)
     n_tricks = rules[P_N_TRICKS]
+    n_cards = rules[P_N_CARDS]
+    targets = holders.shape[0] > 0
     row = 0
     for i in range(plays.shape[0]):
         if not keep[i]:
@@ -42,15 +53,34 @@ def _replay_features(rules, modes, dealers, leaders, plays, out_seats, keep, X, 
             for q in range(n_active):
                 hands[s] |= bit(plays[i, t * n_active + q])
                 s = next_active(s, out)
+        start = hands.copy()
         scale = result_scale(rules, mode)
         reset_pub(pub, dealers[i])
         pub[MODE] = mode
+        pub[MAKER] = known[i, 0]
+        pub[PUSHED] = known[i, 1]
+        pub[ALONE] = known[i, 2]
+        for s in range(4):
+            pub[BIDS + s] = known[i, 3 + s]
         s = open_play(pub, leaders[i, 0], out)
         first = row
         for k in range(n_tricks * n_active):
             card = plays[i, k]
             features_into(rules, mode, s, hands[s], pub, scale, X[row])
             seats[row] = s
+            if targets:
+                seen = hands[s]
+                for r in range(4):
+                    seen |= np.uint64(pub[PLAYED_BY + r])
+                for c in range(n_cards):
+                    holders[row, c] = -1
+                    if not has(seen, c):
+                        holders[row, c] = 3
+                        for r in range(1, 4):
+                            if has(start[(s + r) % 4], c):
+                                holders[row, c] = r - 1
+                actions[row] = card
+                legals[row] = legal_cards(rules, mode, hands[s], pub)
             row += 1
             hands[s] &= ~bit(card)
             s = play_step(rules, mode, pub, s, card)
@@ -59,25 +89,65 @@ def _replay_features(rules, modes, dealers, leaders, plays, out_seats, keep, X, 
     return row
 
 
-def value_dataset(game, agent: str, deals: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features ``X`` (float32), targets ``y`` and deal index of every position of
-    ``deals`` deals that ``agent`` plays in all four seats (passed-out deals skipped)."""
+RECORD_FIELDS = ("trump", "alone", "maker", "dealer", "bids", "leaders", "plays")
+
+
+def _recorded(game, agent: str, deals: int, seed: int, workers: int, progress) -> SimpleNamespace:
+    """Play and record ``deals`` deals of ``agent`` in all four seats, in chunks (a progress
+    line per chunk); deal i is the same whatever the chunks or ``workers``."""
     from evolve.runtime.play import play
 
-    r = play(game, [agent] * 4, deals, seed=seed, record=True)
+    chunk = deals if progress is None else max(4 * workers, min(deals, 500))
+    parts = []
+    with progress_line(progress or "", deals, "deal", enabled=progress is not None) as bar:
+        for start in range(0, deals, chunk):
+            n = min(chunk, deals - start)
+            r = play(game, [agent] * 4, n, seed=seed, start=start, record=True, workers=workers)
+            parts.append({f: getattr(r, f) for f in RECORD_FIELDS})
+            bar.update(n)
+    return SimpleNamespace(**{f: np.concatenate([p[f] for p in parts]) for f in RECORD_FIELDS})
+
+
+def recorded_positions(game, agent: str, deals: int, seed: int, n_in: int, targets: bool = False,
+                       workers: int = 1, progress: str | None = None) -> dict:
+    """The positions of ``deals`` deals that ``agent`` plays in all four seats (passed-out
+    deals skipped): features ``X`` [rows, n_in] (float32), targets ``y`` (the seat's side's
+    result over the deal's maximum) and ``deal`` (its index); with ``targets`` also
+    ``holders`` [rows, N] (int8), ``actions`` and ``legals`` (``_replay_features``).
+    ``progress``: the label of a progress line over the deals played."""
+    r = _recorded(game, agent, deals, seed, workers, progress)
     info = game.info
     keep = r.trump >= 0
     out = np.where(r.alone.astype(bool), (r.maker.astype(np.int64) + 2) % 4, -1)
     n_active = np.where(out >= 0, 3, 4)
     rows = int((n_active * info.n_tricks)[keep].sum())
-    X = np.zeros((rows, int(n_features(game.rules))), np.float32)
+    dealer = r.dealer.astype(np.int64)
+    maker = r.maker.astype(np.int64)
+    pushed = ((game.name == "jass") & (maker == (dealer + 3) % 4)).astype(np.int64)
+    known = np.column_stack([maker, pushed, r.alone.astype(np.int64), r.bids.astype(np.int64)])
+    X = np.zeros((rows, n_in), np.float32)
     y = np.zeros(rows, np.float64)
     seats = np.zeros(rows, np.int64)
-    n = _replay_features(game.rules, r.trump.astype(np.int64), r.dealer.astype(np.int64), r.leaders.astype(np.int64),
-                         r.plays.astype(np.int64), out.astype(np.int64), keep, X, y, seats)
+    n_rows = rows if targets else 0
+    holders = np.zeros((n_rows, info.n_cards), np.int8)
+    actions = np.zeros(n_rows, np.int64)
+    legals = np.zeros(n_rows, np.uint64)
+    n = _replay_features(game.rules, r.trump.astype(np.int64), dealer, r.leaders.astype(np.int64),
+                         r.plays.astype(np.int64), out.astype(np.int64), known, keep, X, y, seats, holders, actions,
+                         legals)
     assert n == rows
     deal = np.repeat(np.flatnonzero(keep), (n_active * info.n_tricks)[keep])
-    return X, y, deal
+    data = {"X": X, "y": y, "deal": deal}
+    if targets:
+        data.update(holders=holders, actions=actions, legals=legals)
+    return data
+
+
+def value_dataset(game, agent: str, deals: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features ``X`` (float32), targets ``y`` and deal index of every position of
+    ``deals`` deals that ``agent`` plays in all four seats (passed-out deals skipped)."""
+    d = recorded_positions(game, agent, deals, seed, int(n_features(game.rules)))
+    return d["X"], d["y"], d["deal"]
 
 
 def train_value(game, agent: str = "random", deals: int = 4000, seed: int = 0, hidden: int = 64,

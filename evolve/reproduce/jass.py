@@ -11,10 +11,12 @@ seed's standard error its STD / sqrt(10).
 What this machine cannot have, and what stands in (docs/reproductions/jass.md):
 
 - the paper's DNN (a convolutional network trained on 14M human card plays, Section 6.3)
-  and its trump network: the evolved ``populations/jass_strong`` policy network plays
-  for the "DNN" / "DNN Max. Policy" and the evolved ``populations/jass_trump`` table for
-  the DNN's trump choice; the card-distribution network behind P-DMCTS / P-ISMCTS does
-  not exist here (built under another issue), so those bots are listed without figures;
+  and its trump network: our strongest network, ``populations/jass_champion`` (distilled
+  from 2.8M ISMCTS-500 decisions, then evolved), plays for the "DNN" / "DNN Max. Policy",
+  and the learnt trump chooser (``bidder=learnt``, trained on the search bidder's calls)
+  makes the DNN's trump choice; P-DMCTS / P-ISMCTS and the Max Value bot use our
+  three-head network (``python -m evolve.dnn``: policy, value and card-distribution
+  heads), trained on 16,000 deals of DMCTS self-play instead of human games;
 - the human validation set of Figure 2 (Swisslos' online games): not public;
 - the paper's budgets (I-DMCTS up to 10K x 10K, T-DMCTS 10 s a move on 8 cores): the cells
   above our budget are listed with what they would cost, and Figure 4 is played at two
@@ -42,8 +44,9 @@ PAPER_GAMES = DATA["games"]
 UNIT = "% of points"
 
 # stand-ins for the paper's networks (none of its networks can be had here)
-NET = "champion:populations/jass_strong/champion.npz@simple"          # "DNN" card play, ranked trump
-TRUMP_NET = "champion:populations/jass_trump/champion.npz@champion:populations/jass_strong/champion.npz"
+CARD_NET = "champion:populations/jass_champion/champion.npz"
+NET = f"{CARD_NET}@simple"           # "DNN" card play, ranked trump
+TRUMP_NET = f"{CARD_NET}@learnt"     # the DNN's trump choice: the learnt trump chooser
 TRUMP = "bidder=simple"            # the ranked rule for every seat whose trump choice is not under test
 
 # Figure 3's bots (Section 8.3) as our seats; every search calls trump with the ranked rule
@@ -57,14 +60,13 @@ BOTS = {
     "T-DMCTS": T_DMCTS,
     "T-DMCTS RB rollouts": f"tdmcts:factor=15,iterations=50,rollout=jass_rule_based,{TRUMP}",
     "Random": f"random:{TRUMP}",
-    "Max Value": f"maxvalue:samples=100,{TRUMP}",
-    "P-DMCTS": None,
-    "P-ISMCTS": None,
+    "Max Value": f"maxvalue:net=dnn,samples=100,{TRUMP}",
+    "P-DMCTS": f"pdmcts:determinizations=10,iterations=100,vote=true,{TRUMP}",     # I-DMCTS, the head's draws
+    "P-ISMCTS": f"pismcts:iterations=1000,{TRUMP}",
     "Cheating MCTS": f"perfect_dmcts:determinizations=1,iterations=1000,{TRUMP}",
     "DNN": NET,
 }
-STAND_IN = "DNN = our best network available, the evolved jass_strong"
-NO_CARD_NET = "needs the DNN's card-distribution head (P-DMCTS / P-ISMCTS draw the hidden cards from it), not built yet"
+STAND_IN = "DNN = our strongest network, jass_champion, distilled from ISMCTS and evolved"
 
 # Table 2's trump rules (Section 8.2) with the stand-in network's card play on every seat
 TRUMP_RULES = {"Random": "random", "Simple Rule": "simple_rb", "Ranked Based Rule": "simple", "MCTS": "search"}
@@ -151,8 +153,8 @@ def _table1(ctx) -> list[Cell]:
 
 def _opponent_reason(result: dict, seed: float, note: str = "") -> str:
     side = "weaker" if result["per_deal"]["mean"] > seed else "stronger"
-    return ((note + "; " if note else "") + f"opponent: our evolved jass_strong network, {side} against DMCTS than "
-            "the paper's DNN trained on 14M human card plays (which DMCTS only matched)")
+    return ((note + "; " if note else "") + f"opponent: our jass_champion network (distilled from ISMCTS-500, then "
+            f"evolved), {side} against DMCTS than the paper's DNN trained on 14M human card plays")
 
 
 # --------------------------------------------------------------------------- Table 2
@@ -161,14 +163,11 @@ def _table2(ctx) -> list[Cell]:
     out = []
     for row, bidder in TRUMP_RULES.items():
         seed = DATA["table2"]["rows"][row]
-        a = f"champion:populations/jass_strong/champion.npz@{bidder}"
+        a = f"{CARD_NET}@{bidder}"
         r = _pairing(ctx, a, TRUMP_NET)
-        if row == "Random":
-            why = ("trump opponent: our evolved trump table, weaker than the paper's trump network (82% accurate on "
-                   "human choices), so a random call loses less against it; the card play is our network's too")
-        else:
-            why = ("trump opponent: our evolved trump table, not the paper's trump network (82% accurate on human "
-                   "choices)" + ("; our Simple RB is our reading of one sentence" if bidder == "simple_rb" else ""))
+        why = ("trump opponent: our learnt trump chooser (trained on our search bidder's calls), not the paper's "
+               "trump network (82% accurate on human choices); the card play is our network's too"
+               + ("; our Simple RB is our reading of one sentence" if bidder == "simple_rb" else ""))
         out.append(_cell("table2", row, "against the DNN's trump choice", seed, r, differs=why, bidder=bidder))
     return out
 
@@ -180,9 +179,6 @@ def _figure3(ctx) -> list[Cell]:
     for column, opponent in (("(a) against DNN", NET), ("(b) against T-DMCTS", T_DMCTS)):
         for bot, seat in BOTS.items():
             if seat == opponent:
-                continue
-            if seat is None:
-                out.append(_cell("figure3", bot, column, None, None, NO_CARD_NET))
                 continue
             r = _pairing(ctx, seat, opponent)
             out.append(_cell("figure3", bot, column, None, r, "the paper gives no figure in its text (a plot)",
@@ -209,8 +205,9 @@ def _figure4(ctx) -> list[Cell]:
     return out
 
 
-_STAND_INS = (f"'DNN' = {NET} (an evolved policy network: no supervised network exists here yet); its trump "
-              f"choice = {TRUMP_NET.split('@')[0]} (an evolved table)")
+_STAND_INS = (f"'DNN' = {NET} (a network distilled from ISMCTS-500 and evolved, not trained on human games); its "
+              f"trump choice = bidder=learnt (a network trained on our search bidder's calls); P-DMCTS, P-ISMCTS and "
+              "Max Value use the three-head network evolve/agents/data/dnn_jass.npz (16,000 deals of DMCTS self-play)")
 _SETUP = (f"{DOUBLE_ROUNDS} double rounds per pairing (the paper's 10 games of 100 rounds) in {BLOCKS} blocks, seed "
           f"{SEED}; A's % of all points, 95% CI over double rounds; the seed's SE = its STD / sqrt(10); Weis, Stöck "
           "and the match bonus off, as in the paper (Section 5.3)")

@@ -7,13 +7,14 @@ quote the defaults from here. ``Policy`` applies them to what a request names:
 - a seat or hint agent is a registered agent, ``champion:NAME`` (a folder of the
   populations folder that holds a ``champion.npz``: chosen by name, never by a client's
   path) or, only when the server allows it, a remote bot URL on one of the hosts it
-  names. Agent options that name a server file (``bid_genome``, ``value``, ``net``) are
+  names. Agent options that name a server file (``bid_genome``, ``bid_net``, ``value``, ``net``) are
   refused; nested seat strings (``rollout=(...)``, ``champion:NAME@seat``) are checked
   the same way;
-- a search agent's budget per decision is at most ``max_iterations`` playouts and
-  ``max_seconds`` of wall clock. An agent's compiled code holds the interpreter while it
-  decides, so these limits also bound how long one table's machine move makes the other
-  tables wait (5000 playouts: at most about 60 ms per decision on this machine);
+- a search agent's budget per decision is at most ``max_iterations`` playouts (and as many
+  candidate deals drawn by P-DMCTS / P-ISMCTS) and ``max_seconds`` of wall clock. An
+  agent's compiled code holds the interpreter while it decides, so these limits also bound
+  how long one table's machine move makes the other tables wait (5000 playouts: at most
+  about 60 ms per decision on this machine);
 - a table plays at most ``max_deals`` deals (``deals: 0``, to the game target, plays
   ``max_deals`` deals in a game that has no target).
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from evolve.agents.bidding.bidders import BIDDER_OPTIONS
 from evolve.agents.registry import AGENTS, split_top
 from evolve.core.errors import UsageError
 from evolve.games.options import resolve_options
@@ -38,7 +40,7 @@ from evolve.games.registry import Game
 from evolve.runtime.session import HUMAN, Player, agent_player, is_url, remote_decide
 
 #: agent options whose value is a file on the server: a client may not name one
-FILE_OPTIONS = ("bid_genome", "value", "net")
+FILE_OPTIONS = ("bid_genome", "bid_net", "value", "net")
 #: agent options that hold a nested seat string
 SEAT_OPTIONS = ("rollout",)
 #: agent options whose product is a search agent's playouts per decision
@@ -273,6 +275,10 @@ class Policy:
         playouts = math.prod(int(opts[k]) for k in COUNT_OPTIONS if k in opts)
         if any(k in opts for k in COUNT_OPTIONS) and playouts > self.limits.max_iterations:
             raise self.refuse(f"seat {text[:200]!r} asks for {playouts} playouts per decision", "max_iterations")
+        # P-DMCTS / P-ISMCTS draw `candidates` deals per determinization (one per tree or per iteration)
+        draws = int(opts.get("candidates", 0)) * int(opts.get("determinizations", opts.get("iterations", 1)))
+        if draws > self.limits.max_iterations:
+            raise self.refuse(f"seat {text[:200]!r} asks for {draws} candidate deals per decision", "max_iterations")
         if opts.get("bidder") == "search" and opts.get("bid_iterations", 0) > self.limits.max_iterations:
             raise self.refuse(f"seat {text[:200]!r} asks for bid_iterations={opts['bid_iterations']}",
                               "max_iterations")
@@ -289,4 +295,22 @@ class Policy:
                                 f"this server's populations folder; valid: {valid}")
         if at and ":" in pair:     # a card-play seat string for an evolved bidder
             pair = self._server_seat(pair, game, depth + 1)
+        elif at:                   # a bidder, perhaps with options (search,bid_iterations=400)
+            self._check_bidder(pair, f"champion:{rest}")
         return f"champion:{found[name.strip()]}" + (f"@{pair}" if at else "")
+
+    def _check_bidder(self, pair: str, text: str) -> None:
+        """The bidder of ``champion:NAME@bidder,key=value``: no file named, within budget."""
+        bidder, *items = pair.split(",")
+        given = {"bidder": bidder.strip()}
+        for item in filter(None, (i.strip() for i in items)):
+            key, _, value = item.partition("=")
+            if key.strip() in FILE_OPTIONS and value.strip():
+                raise ApiError(400, f"seat {text[:200]!r}: option {key.strip()} names a file on the server, which "
+                                    "a client may not do (leave it out for the shipped default)")
+            given[key.strip()] = value.strip()
+        try:
+            opts = resolve_options(BIDDER_OPTIONS, given, f"bidder {pair[:200]!r}")
+        except UsageError as err:
+            raise ApiError(400, str(err)) from None
+        self._check_budget(text, opts)

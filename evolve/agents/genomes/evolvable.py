@@ -26,6 +26,7 @@ from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import AgentSpec, parse_seat
 from evolve.core.errors import UsageError
 from evolve.core.layout import Block, Layout
+from evolve.games.options import resolve_options
 
 
 def to_unit(layout: Layout, genomes: np.ndarray) -> np.ndarray:
@@ -51,15 +52,25 @@ def layout_is_unit(layout: Layout) -> bool:
 
 
 def bidder_spec(bidder: str, game) -> tuple[int, np.ndarray]:
-    """Kind and parameters of a named bidder with its default thresholds in ``game`` (a
-    ``Game`` or its name)."""
-    if bidder not in BIDDER_OPTIONS["bidder"].choices:
-        raise UsageError(f"bidder {bidder!r} is invalid; valid values: {', '.join(BIDDER_OPTIONS['bidder'].choices)}")
-    name = resolve_bidder(bidder, game)
+    """Kind and parameters of a named bidder in ``game`` (a ``Game`` or its name), with its
+    default options unless ``bidder`` names some after it: ``search,bid_iterations=4000``
+    (so ``champion:PATH@search,bid_iterations=4000`` pairs a network with that search)."""
+    name_given, *items = str(bidder).split(",")
+    given = {"bidder": name_given.strip()}
+    for item in filter(None, (i.strip() for i in items)):
+        key, eq, value = item.partition("=")
+        if not eq or key.strip() == "bidder" or key.strip() not in BIDDER_OPTIONS:
+            raise UsageError(f"bidder {bidder!r}: {item!r} is not a bidder option key=value; bidder options: "
+                             f"{', '.join(k for k in BIDDER_OPTIONS if k != 'bidder')}")
+        given[key.strip()] = value.strip()
+    if given["bidder"] not in BIDDER_OPTIONS["bidder"].choices:
+        raise UsageError(f"bidder {given['bidder']!r} is invalid; valid values: "
+                         f"{', '.join(BIDDER_OPTIONS['bidder'].choices)}")
+    opts = resolve_options(BIDDER_OPTIONS, given, f"bidder {bidder!r}")
+    name = resolve_bidder(opts["bidder"], game)
     if getattr(game, "name", game) not in BIDDER_GAMES.get(name, (getattr(game, "name", game),)):
-        raise UsageError(f"bidder {bidder!r} decides only {', '.join(BIDDER_GAMES[name])} calls, not "
+        raise UsageError(f"bidder {given['bidder']!r} decides only {', '.join(BIDDER_GAMES[name])} calls, not "
                          f"{getattr(game, 'name', game)}")
-    opts = {k: o.default for k, o in BIDDER_OPTIONS.items()}
     opts["bidder"] = name
     return bidder_from(opts, game)
 
@@ -88,7 +99,8 @@ class NetworkAgent:
         packed = self.arch.pack_many(genomes)
         kind, params = bidder_spec(self.bidder, self.arch.game)
         names = names or [f"member{i}" for i in range(len(packed))]
-        label = resolve_bidder(self.bidder, self.arch.game)
+        name, comma, options = self.bidder.partition(",")      # a bidder's options may follow its name
+        label = resolve_bidder(name, self.arch.game) + comma + options
         return [AgentSpec(n, self.arch.kind, p, kind, params, self.arch.work_size, label)
                 for n, p in zip(names, packed)]
 

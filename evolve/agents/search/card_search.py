@@ -25,6 +25,8 @@ Kinds and parameter vectors (``params[lo:hi]``):
   per iteration, only children legal in that determinization are candidates, UCB with
   availability counts (W/N + c sqrt(ln A / N)); the most visited root move is played.
 - ``KIND_MAXVALUE`` (33): see ``maxvalue_card``.
+- ``KIND_DNN`` (35): ``[ticks]`` and a three-head network in the tail: the legal card its
+  policy head rates highest, no search (the Jass seed's "DNN max policy").
 - ``KIND_TDMCTS`` (34): ``[factor F, iterations I, c, ticks]``: the Jass paper's T-DMCTS
   (Section 6.1): F x (tricks after the current one) determinizations, one UCT tree each as
   in DMCTS; each tree votes for its most visited root move with that move's mean return;
@@ -60,9 +62,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from evolve.agents.callback_slot import card_slot
-from evolve.agents.search.determinize import DET_SIZE, det_prepare, det_sample
+from evolve.agents.search.determinize import D_UNSEEN, DET_SIZE, det_prepare, det_sample
 from evolve.agents.search.rollout_policy import rollout_card
-from evolve.agents.search.value_net import value_of
+from evolve.agents.search.value_net import N_HOLDERS, V_SCRATCH, holder_logp_into, policy_card, value_of
 from evolve.core import numba_cache as _numba_cache
 from evolve.games.bits import (
     N_STREAMS,
@@ -81,6 +83,7 @@ from evolve.games.rules import (
     P_BREAK_SPADES,
     P_LAST_BONUS,
     P_LEGALITY,
+    P_N_CARDS,
     P_N_TRICKS,
     card_key,
     legal_cards,
@@ -110,6 +113,7 @@ KIND_DMCTS = 31
 KIND_ISMCTS = 32
 KIND_MAXVALUE = 33
 KIND_TDMCTS = 34
+KIND_DNN = 35
 # perfect-information upper bounds (family ``perfect``): the honest kind + PERFECT_OFFSET,
 # searched on the true deal, which only ``perfect_card`` receives from the engine
 PERFECT_OFFSET = 10
@@ -148,18 +152,22 @@ N_MOVE, N_PLAYER, N_CHILD, N_SIBLING, N_UNTRIED = 0, 1, 2, 3, 4     # int slots 
 N_VISITS, N_AVAIL, N_TOTAL = 5, 6, 7                               # float slots
 
 
-MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS = 5, 3, 2, 1     # where the time budget sits in params
+MC_TICKS, DMCTS_TICKS, ISMCTS_TICKS, MAXVALUE_TICKS, DNN_TICKS = 5, 3, 2, 1, 0    # where the time budget sits
 TDMCTS_TICKS = DMCTS_TICKS
 # Optional tail after the time budget (``params[lo + ticks + 1:hi]``; absent: random
-# playouts, no value network): [rollout kind (-1: the built-in uniform playout), m, scratch
-# slots S, the rollout agent's m parameters, value depth k (0: none), v, the value
-# network's v parameters]. The last S slots of ``work`` are the playouts' scratch: the
-# rollout policy's N_STREAMS random streams (seeded from the seat's stream at each
-# decision), the value network's hidden layer, then the rollout agent's own work.
+# playouts, no network): [rollout kind (-1: the built-in uniform playout), m, scratch
+# slots S, the rollout agent's m parameters, value depth k (0: no cutoff), v, the
+# network's v parameters, candidates K (optional; > 0: determinizations drawn through the
+# network's card-distribution head, ``draw_deal``)]. The last S slots of ``work`` are the
+# scratch: the rollout policy's N_STREAMS random streams (seeded from the seat's stream at
+# each decision), the network's hidden layer (n_hidden + V_SCRATCH), with K > 0 the
+# decision's holder log-probabilities and a candidate deal (``BELIEF_SIZE``), then the
+# rollout agent's own work.
 T_RKIND, T_RN, T_SCRATCH, T_RPARAMS = 0, 1, 2, 3
+BELIEF_SIZE = N_HOLDERS * 64 + 4
 TICKS_SLOT = {KIND_MC: MC_TICKS, KIND_DMCTS: DMCTS_TICKS, KIND_ISMCTS: ISMCTS_TICKS,
               KIND_PERFECT_MC: MC_TICKS, KIND_PERFECT_DMCTS: DMCTS_TICKS, KIND_MAXVALUE: MAXVALUE_TICKS,
-              KIND_TDMCTS: TDMCTS_TICKS}
+              KIND_TDMCTS: TDMCTS_TICKS, KIND_DNN: DNN_TICKS}
 
 
 def work_size(kind: int, params) -> int:
@@ -168,7 +176,7 @@ def work_size(kind: int, params) -> int:
         raise ValueError(f"unknown search kind {kind}")
     if kind >= KIND_PERFECT_MC:
         kind -= PERFECT_OFFSET
-    if kind == KIND_MC or kind == KIND_MAXVALUE:
+    if kind == KIND_MC or kind == KIND_MAXVALUE or kind == KIND_DNN:
         return OFF_TREE
     timed = len(params) > TICKS_SLOT[kind] and params[TICKS_SLOT[kind]] > 0
     nodes = TIMED_NODES if timed else int(params[1] if kind in (KIND_DMCTS, KIND_TDMCTS) else params[0])
@@ -397,6 +405,64 @@ def _guided(pc):
 
 
 @kernel
+def net_width(params, pc):
+    """n_hidden of the network in the tail (0: none)."""
+    return np.int64(params[pc[4] + 1]) if pc[5] > pc[4] else np.int64(0)
+
+
+@kernel
+def rollout_work_at(pc, nh):
+    """Where the rollout agent's work begins in the scratch: after the streams, the
+    network's hidden layer and the belief block."""
+    return N_STREAMS + (nh + V_SCRATCH if nh > 0 else 0) + (BELIEF_SIZE if pc[6] > 0 else 0)
+
+
+@kernel
+def draw_deal(iw, rngs, seat, pc, rw, nh):
+    """One determinization into ``iw[OFF_DEAL:+4]``: exactly uniform over the deals
+    consistent with the seat's observation (``det_sample``), or, with K = ``pc[6]`` > 1
+    candidates, by sampling-importance-resampling from the network's card-distribution
+    head: K uniform consistent deals, each weighted by the product over the unseen cards
+    of the head's probability for the holder the deal gives it, and one kept with
+    probability proportional to its weight (a weighted reservoir over log weights). As K
+    grows the draw tends to the consistent deals weighted by that product; K = 1 is
+    uniform. Everything stays consistent: only the weights come from the network, which
+    reads only the seat's own observation."""
+    if pc[6] <= 1:
+        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        return
+    at = N_STREAMS + nh + V_SCRATCH
+    logp = rw[at:at + N_HOLDERS * 64]
+    cand = rw[at + N_HOLDERS * 64:at + BELIEF_SIZE].view(np.int64)
+    unseen = np.uint64(iw[D_UNSEEN])
+    total = 0.0
+    for k in range(pc[6]):
+        det_sample(iw, 0, rngs, seat, cand, 0)
+        lw = 0.0
+        rest = unseen
+        for r in range(1, 4):
+            m = np.uint64(cand[(seat + r) % 4]) & unseen
+            rest &= ~m
+            while m != ZERO:
+                lw += logp[N_HOLDERS * lowest(m) + r - 1]
+                m &= m - ONE
+        while rest != ZERO:
+            lw += logp[N_HOLDERS * lowest(rest) + N_HOLDERS - 1]
+            rest &= rest - ONE
+        if k == 0:
+            total = lw
+            keep = True
+        else:
+            top = max(total, lw)
+            total = top + math.log(math.exp(total - top) + math.exp(lw - top))
+            u = float(next_u64(rngs, seat) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            keep = u < math.exp(lw - total)
+        if keep:
+            for s in range(4):
+                iw[OFF_DEAL + s] = cand[s]
+
+
+@kernel
 def _state_size(pc):
     """How much of the public state a playout needs copied: all of it (the trick history
     too) when a rollout agent plays the cards, which may read the history; else the live
@@ -419,11 +485,11 @@ def playout_rewards(rules, mode, p, iw, work, cur, out, rngs, seat, first, scale
         budget = -1
         if pc[3] > 0:
             budget = max(pc[3] - depth, 0)
-        nh = np.int64(params[pc[4] + 1]) if pc[3] > 0 else 0
+        nh = net_width(params, pc)
         cur = policy_rollout(rules, mode, p, iw, OFF_HANDS, cur, out, first, params, pc[0], pc[1], pc[2], lr,
-                             rw[N_STREAMS + nh + 10:], budget)
+                             rw[rollout_work_at(pc, nh):], budget)
         if cur >= 0 and pc[3] > 0:
-            h = rw[N_STREAMS:N_STREAMS + nh + 10]
+            h = rw[N_STREAMS:N_STREAMS + nh + V_SCRATCH]
             for s in range(4):
                 v = value_of(params, pc[4], rules, mode, s, np.uint64(iw[OFF_HANDS + s]), p, scale, h)
                 work[OFF_REWARD + s] = min(max(v, 0.0), 1.0)
@@ -500,6 +566,7 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
     if ticks > ZERO:
         n_shuffles = np.int64(1) << 40
     out = pub[OUT_SEAT]
+    nh = net_width(params, pc)
     rest = legal
     while rest != ZERO:
         c = lowest(rest)
@@ -517,7 +584,7 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
             done += 1
             for _ in range(n_shuffles):
                 if not perfect:      # perfect information: the true deal stays at OFF_DEAL
-                    det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+                    draw_deal(iw, rngs, seat, pc, rw, nh)
                 for _k in range(n_playouts):
                     _mc_note(work, c, _mc_value(rules, mode, pub, p, iw, work, seat, out, rngs, c, params, pc, rw))
                 # a time budget: card number ``done`` may run until done / L of it has passed
@@ -526,7 +593,7 @@ def mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw,
     else:
         for _ in range(n_shuffles):
             if not perfect:
-                det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+                draw_deal(iw, rngs, seat, pc, rw, nh)
             rest = legal
             while rest != ZERO:
                 c = lowest(rest)
@@ -585,10 +652,11 @@ def ismcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work,
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
     full = _state_size(pc)
+    nh = net_width(params, pc)
     _new_node(iw, work, 0, -1, -1, -1)
     n_nodes = 1
     for _ in range(n_iter):
-        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        draw_deal(iw, rngs, seat, pc, rw, nh)
         load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, full)
         node = 0
         cur = seat
@@ -709,10 +777,11 @@ def dmcts_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, 
     out = pub[OUT_SEAT]
     scale = result_scale(rules, mode)
     full = _state_size(pc)
+    nh = net_width(params, pc)
     _clear_sums(work, legal)
     for d in range(n_det):
         if not perfect:
-            det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+            draw_deal(iw, rngs, seat, pc, rw, nh)
         a = _new_node(iw, work, 0, -1, -1, -1)
         iw[a + N_UNTRIED] = np.int64(legal)
         n_nodes = 1
@@ -781,12 +850,12 @@ def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, wor
     scale = result_scale(rules, mode)
     q = pub[NPLAYED]
     full = _state_size(pc)
-    nh = np.int64(params[pc[4] + 1])
-    h = rw[N_STREAMS:N_STREAMS + nh + 10]
+    nh = net_width(params, pc)
+    h = rw[N_STREAMS:N_STREAMS + nh + V_SCRATCH]
     lr = rw[0:N_STREAMS].view(np.uint64)
     _clear_sums(work, legal)
     for _ in range(n_samples):
-        det_sample(iw, 0, rngs, seat, iw, OFF_DEAL)
+        draw_deal(iw, rngs, seat, pc, rw, nh)
         rest = legal
         while rest != ZERO:
             c = lowest(rest)
@@ -794,7 +863,7 @@ def maxvalue_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, wor
             load_state(pub, p, iw, OFF_HANDS, OFF_DEAL, full)
             budget = pub[N_ACTIVE] - q       # this card and the rest of the trick
             nxt = policy_rollout(rules, mode, p, iw, OFF_HANDS, seat, out, c, params, pc[0], pc[1], pc[2], lr,
-                                 rw[N_STREAMS + nh + 10:], budget)
+                                 rw[rollout_work_at(pc, nh):], budget)
             if nxt < 0:
                 v = seat_result(rules, p, seat) / scale
             else:
@@ -813,11 +882,11 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
     perfect = kind >= KIND_PERFECT_MC
     if perfect:
         kind -= PERFECT_OFFSET
-    # the optional tail: rollout agent and value network (see T_RKIND)
+    # the optional tail: rollout agent, network and candidates (see T_RKIND)
     tail = lo + 1 + (MC_TICKS if kind == KIND_MC else DMCTS_TICKS if kind == KIND_DMCTS
                      else MAXVALUE_TICKS if kind == KIND_MAXVALUE else TDMCTS_TICKS if kind == KIND_TDMCTS
-                     else ISMCTS_TICKS)
-    pc = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
+                     else DNN_TICKS if kind == KIND_DNN else ISMCTS_TICKS)
+    pc = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
     scratch = 0
     if hi > tail + T_RPARAMS:
         rlo = tail + T_RPARAMS
@@ -826,20 +895,33 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
         vdepth = np.int64(params[rhi]) if hi > rhi + 1 else 0
         vlo = rhi + 2
         vhi = vlo + (np.int64(params[rhi + 1]) if hi > rhi + 1 else 0)
+        n_cand = np.int64(params[vhi]) if hi > vhi else 0
         if rhi > hi or vhi > hi or scratch < N_STREAMS or work.shape[0] < OFF_TREE + scratch:
             return ERR_WORK
-        pc = (np.int64(params[tail + T_RKIND]), rlo, rhi, vdepth, vlo, vhi)
+        if (n_cand > 0 or kind == KIND_DNN) and vhi == vlo:
+            return ERR_PARAMS
+        pc = (np.int64(params[tail + T_RKIND]), rlo, rhi, vdepth, vlo, vhi, n_cand)
+    elif kind == KIND_DNN:
+        return ERR_PARAMS
     n_work = work.shape[0] - scratch
     rw = work[n_work:]
     work = work[:n_work]
     iw = work.view(np.int64)
     p = iw[OFF_PUB:OFF_PUB + PUB_SIZE]
+    nh = net_width(params, pc)
+    if kind == KIND_DNN:
+        return policy_card(params, pc[4], rules, mode, seat, hand, legal, pub, result_scale(rules, mode),
+                           rw[N_STREAMS:N_STREAMS + nh + V_SCRATCH])
     if _guided(pc):
         lr = rw[0:N_STREAMS].view(np.uint64)
         for k in range(N_STREAMS):      # the playout policy's streams, from the seat's own
             lr[k] = next_u64(rngs, seat)
     if not perfect:
         det_prepare(rules, mode, seat, hand, pub, iw, 0)
+        if pc[6] > 0:
+            at = N_STREAMS + nh + V_SCRATCH
+            holder_logp_into(params, pc[4], rules, mode, seat, hand, pub, result_scale(rules, mode),
+                             rw[N_STREAMS:at], rw[at:at + N_HOLDERS * 64])
     if kind == KIND_MC:
         return mc_card(params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work, iw, p, perfect, pc, rw)
     if kind == KIND_DMCTS:
@@ -853,7 +935,7 @@ def search_impl(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs,
 
 
 # announced on stderr when compiled (once per version; see evolve.core.numba_cache)
-SEARCH_WHAT = "the search agents (mc, dmcts, ismcts, tdmcts)"
+SEARCH_WHAT = "the search agents (mc, dmcts, ismcts, tdmcts, pdmcts, pismcts, dnn)"
 _numba_cache.register_kernel(search_impl, SEARCH_WHAT, 25.0)
 
 _SLOT, _call_search = card_slot("trick_evolve_search_impl_slot_v1", search_impl, "_call_search", SEARCH_WHAT, 25.0)
@@ -863,7 +945,7 @@ ensure_compiled = _SLOT.ensure_compiled
 @kernel
 def search_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
     """The card a search agent of ``kind`` plays from ``legal``."""
-    if kind < KIND_MC or kind > KIND_TDMCTS:
+    if kind < KIND_MC or kind > KIND_DNN:
         raise ValueError("unknown search agent kind")
     if count(legal) == 1:
         return lowest(legal)
@@ -897,3 +979,32 @@ def _checked(card, legal):
     if card < 0 or card >= 64 or not has(legal, card):
         raise ValueError("search agent failed (see the message printed above: inconsistent observation?)")
     return card
+
+
+@njit(cache=True)
+def _drawn_deals(params, vlo, vhi, n_cand, rules, mode, seat, hand, pub, n, rngs):
+    pc = (np.int64(-1), np.int64(0), np.int64(0), np.int64(0), np.int64(vlo), np.int64(vhi), np.int64(n_cand))
+    nh = net_width(params, pc)
+    rw = np.zeros(N_STREAMS + nh + V_SCRATCH + BELIEF_SIZE)
+    iw = np.zeros(OFF_TREE, np.int64)
+    det_prepare(rules, mode, seat, hand, pub, iw, 0)
+    at = N_STREAMS + nh + V_SCRATCH
+    holder_logp_into(params, vlo, rules, mode, seat, hand, pub, result_scale(rules, mode), rw[N_STREAMS:at],
+                     rw[at:at + N_HOLDERS * 64])
+    out = np.zeros((n, 4), np.int64)
+    for i in range(n):
+        draw_deal(iw, rngs, seat, pc, rw, nh)
+        for s in range(4):
+            out[i, s] = iw[OFF_DEAL + s]
+    return out, rw[at:at + N_HOLDERS * rules[P_N_CARDS]].copy()
+
+
+def drawn_deals(net, rules, mode, seat, hand, pub, n, candidates, seed=0):
+    """Python helper (tests): ``n`` determinizations as P-DMCTS draws them for ``seat``
+    through the card-distribution head of ``net`` (a three-head ``ValueNet``) with
+    ``candidates`` per draw, as an int64 array [n, 4] of card masks, and the head's log
+    probabilities [4 N] on this observation."""
+    params = net.params()
+    rngs = np.random.SeedSequence(int(seed)).generate_state(5, dtype=np.uint64)
+    return _drawn_deals(params, 0, params.shape[0], int(candidates), np.asarray(rules, np.int64), int(mode),
+                        int(seat), np.uint64(hand), np.asarray(pub, np.int64), int(n), rngs)

@@ -8,6 +8,9 @@ Seat strings::
     ismcts:iterations=100,c=0.7
     tdmcts:factor=15,iterations=100      # the Jass paper's T-DMCTS: 15 x tricks to come trees, voted
     tdmcts:determinizations=25,iterations=100   # its I-DMCTS: 25 trees at every decision, voted
+    pdmcts:net=PATH,candidates=16        # the Jass paper's P-DMCTS: determinizations drawn through the
+    pismcts:net=PATH,candidates=4        #   card-distribution head of a three-head network (dnn.npz)
+    dnn:net=PATH                         # that network's policy head alone, no search ("DNN max policy")
 
     ismcts:seconds=0.05                  # a wall-clock budget per decision
 
@@ -30,7 +33,9 @@ from evolve.agents.bidding.bidders import BIDDER_OPTIONS, bidder_from
 from evolve.agents.registry import AGENTS, AgentDef, AgentSpec, parse_seat, register
 from evolve.agents.search import rollout_policy
 from evolve.agents.search.card_search import (
+    BELIEF_SIZE,
     KIND_DMCTS,
+    KIND_DNN,
     KIND_ISMCTS,
     KIND_MAXVALUE,
     KIND_MC,
@@ -44,6 +49,7 @@ from evolve.agents.search.card_search import (
     ticks_per_second,
     work_size,
 )
+from evolve.agents.search.value_net import V_SCRATCH
 from evolve.core.errors import UsageError
 from evolve.games.bits import N_STREAMS
 from evolve.games.options import Option
@@ -93,12 +99,15 @@ def _rollout_spec(opts: dict, game, owner: str) -> AgentSpec | None:
     return spec
 
 
-def _value_net(opts: dict, game, owner: str, required: bool):
-    """The value network of ``net=`` / ``value=`` (None when not given and not required)."""
+def _value_net(opts: dict, game, owner: str, required: bool, heads: bool = False):
+    """The network of ``net=`` / ``value=`` (None when not given and not required); with
+    ``heads`` the three-head network (default: the shipped ``dnn_<game>.npz``)."""
     key = "net" if "net" in opts else "value"
     path = str(opts.get(key, "")).strip()
     if not path and key == "net":
-        path = str(SHIPPED_VALUE / f"value_{game.name}.npz")
+        path = str(SHIPPED_VALUE / f"{'dnn' if heads else 'value'}_{game.name}.npz")
+    elif path == "dnn":         # the shipped three-head network (maxvalue: its value head)
+        path = str(SHIPPED_VALUE / f"dnn_{game.name}.npz")
     if not path:
         if required:
             raise UsageError(f"agent {owner!r}: option {key}=PATH is required (a value.npz written by "
@@ -107,22 +116,24 @@ def _value_net(opts: dict, game, owner: str, required: bool):
     from evolve.agents.search.value_net import load_value
 
     try:
-        return load_value(path, game)
+        return load_value(path, game, heads)
     except UsageError as e:
         raise UsageError(f"agent {owner!r}: option {key}={path} is invalid: {e}") from None
 
 
-def _tail(opts: dict, game, owner: str, net=None, depth: int = 0) -> list[float]:
+def _tail(opts: dict, game, owner: str, net=None, depth: int = 0, candidates: int = 0) -> list[float]:
     """The optional tail of the search parameters (``evolve.agents.search.card_search.T_RKIND``):
-    rollout agent and value network; empty for plain random playouts."""
+    rollout agent, network (a value cutoff at ``depth`` > 0) and the candidates of each
+    determinization drawn through its card-distribution head; empty for plain random playouts."""
     spec = _rollout_spec(opts, game, owner)
     if spec is None and net is None:
         return []
     rparams = list(np.asarray(spec.play_params, np.float64)) if spec else []
     vparams = list(net.params()) if net is not None else []
-    scratch = N_STREAMS + (net.n_hidden + 10 if net is not None else 0) + (spec.work_size if spec else 0)
+    scratch = (N_STREAMS + (net.n_hidden + V_SCRATCH if net is not None else 0) + (BELIEF_SIZE if candidates else 0)
+               + (spec.work_size if spec else 0))
     return [spec.play_kind if spec else -1, len(rparams), scratch, *rparams, depth if net is not None else 0,
-            len(vparams), *vparams]
+            len(vparams), *vparams, *([candidates] if candidates else [])]
 
 
 def _spec(name: str, kind: int, params: list[float], opts: dict, game, tail=()) -> AgentSpec:
@@ -171,6 +182,30 @@ def _make_perfect_dmcts(opts: dict, game) -> AgentSpec:
 def _make_ismcts(opts: dict, game) -> AgentSpec:
     i = _positive(opts, "iterations", "ismcts")
     return _spec("ismcts", KIND_ISMCTS, [i, _exploration(opts, "ismcts")], opts, game, _tail(opts, game, "ismcts"))
+
+
+def _make_pdmcts(opts: dict, game) -> AgentSpec:
+    d = _positive(opts, "determinizations", "pdmcts")
+    i = _positive(opts, "iterations", "pdmcts")
+    net = _value_net(opts, game, "pdmcts", True, heads=True)
+    k = _positive(opts, "candidates", "pdmcts")
+    # vote: the trees combined by T-DMCTS's vote, a fixed D of them (the paper's I-DMCTS)
+    kind, first = (KIND_TDMCTS, -d) if opts["vote"] else (KIND_DMCTS, d)
+    return _spec("pdmcts", kind, [first, i, _exploration(opts, "pdmcts")], opts, game,
+                 _tail(opts, game, "pdmcts", net, 0, k))
+
+
+def _make_pismcts(opts: dict, game) -> AgentSpec:
+    i = _positive(opts, "iterations", "pismcts")
+    net = _value_net(opts, game, "pismcts", True, heads=True)
+    k = _positive(opts, "candidates", "pismcts")
+    return _spec("pismcts", KIND_ISMCTS, [i, _exploration(opts, "pismcts")], opts, game,
+                 _tail(opts, game, "pismcts", net, 0, k))
+
+
+def _make_dnn(opts: dict, game) -> AgentSpec:
+    net = _value_net(opts, game, "dnn", True, heads=True)
+    return _spec("dnn", KIND_DNN, [], {**opts, "seconds": 0.0}, game, _tail({}, game, "dnn", net, 0))
 
 
 def _make_maxvalue(opts: dict, game) -> AgentSpec:
@@ -228,8 +263,9 @@ ISMCTS_OPTIONS = {
 
 
 MAXVALUE_OPTIONS = {
-    "net": Option("", "value network: a value.npz written by python -m evolve.value (empty: the shipped "
-                  "evolve/agents/data/value_<game>.npz, 3,000 deals of cardcounting / jass_rule_based)", kind=str),
+    "net": Option("", "value network: a value.npz written by python -m evolve.value, or the value head of a dnn.npz "
+                  "written by python -m evolve.dnn (empty: the shipped evolve/agents/data/value_<game>.npz, 3,000 "
+                  "deals of cardcounting / jass_rule_based; dnn: the shipped three-head dnn_<game>.npz)", kind=str),
     "samples": Option(20, "determinizations N per decision (shared by all legal cards)", kind=int, minimum=1),
     "rollout": ROLLOUT,
     **SEARCH_BIDDER_OPTIONS,
@@ -243,6 +279,21 @@ TDMCTS_OPTIONS = {
                                "Section 6.2), combined by the same vote", kind=int, minimum=0),
     **{k: v for k, v in DMCTS_OPTIONS.items() if k != "determinizations"},
 }
+
+
+DNN_NET = Option("", "three-head network: a dnn.npz written by python -m evolve.dnn (empty: the shipped "
+                 "evolve/agents/data/dnn_<game>.npz)", kind=str)
+CANDIDATES = Option(16, "uniform consistent deals drawn per determinization; one is kept with probability "
+                    "proportional to the card-distribution head's product over the unseen cards (1: uniform)",
+                    kind=int, minimum=1)
+PDMCTS_OPTIONS = {"net": DNN_NET, "candidates": CANDIDATES,
+                  "vote": Option(False, "combine the trees by T-DMCTS's vote instead of summed N x Q: with the same "
+                                 "determinizations and iterations, the Jass paper's I-DMCTS with the head's draws",
+                                 kind=bool),
+                  **{k: v for k, v in DMCTS_OPTIONS.items() if k not in ("value", "depth")}}
+PISMCTS_OPTIONS = {"net": DNN_NET, "candidates": Option(4, CANDIDATES.help, kind=int, minimum=1),
+                   **ISMCTS_OPTIONS}
+DNN_OPTIONS = {"net": DNN_NET, **SEARCH_BIDDER_OPTIONS}
 
 
 def _register_all() -> None:
@@ -260,6 +311,27 @@ def _register_all() -> None:
             "the card whose position after the trick has the best mean value-network score over N determinizations",
             _make_maxvalue,
             MAXVALUE_OPTIONS,
+        ),
+        AgentDef(
+            "pdmcts",
+            "the Jass paper's P-DMCTS: dmcts whose determinizations are drawn through the card-distribution head "
+            "of a three-head network (python -m evolve.dnn)",
+            _make_pdmcts,
+            PDMCTS_OPTIONS,
+        ),
+        AgentDef(
+            "pismcts",
+            "the Jass paper's P-ISMCTS: ismcts whose determinizations are drawn through the card-distribution head "
+            "of a three-head network (python -m evolve.dnn)",
+            _make_pismcts,
+            PISMCTS_OPTIONS,
+        ),
+        AgentDef(
+            "dnn",
+            "the policy head of a three-head network (python -m evolve.dnn), no search: the Jass paper's DNN max "
+            "policy",
+            _make_dnn,
+            DNN_OPTIONS,
         ),
         AgentDef(
             "perfect_mc",
