@@ -6,6 +6,7 @@ trained on deals a named agent plays instead of human games) and store it as ``d
     python -m evolve.dnn --game jass --agent "dmcts:determinizations=5,iterations=100,bidder=simple" \\
         --deals 8000 --seed 1 --workers 2 --out /tmp/dnn_jass
     python -m evolve.arena matrix --game jass --agents "pdmcts:net=/tmp/dnn_jass,dmcts" --games 100
+    python -m evolve.arena --game jass --seats pdmcts,dmcts --deals 200     # the shipped dnn_jass
 
 Its heads serve ``pdmcts`` / ``pismcts`` (determinizations drawn through the card
 distribution), ``maxvalue:net=`` (the value head) and ``dnn`` (the policy head). The seed

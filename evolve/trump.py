@@ -1,9 +1,11 @@
-"""``python -m evolve.trump``: train the learnt Jass trump chooser (``bidder=learnt``,
-``evolve.learn.trump``) to imitate the search bidder, and store it as ``trump.npz`` +
-``trump.json`` (or ``NAME.npz`` + ``NAME.json`` when ``--out`` ends in ``.npz``).
+"""``python -m evolve.trump``: train the learnt trump chooser (``bidder=learnt``,
+``evolve.learn.trump``) of Jass (``--game jass``, the default) or Euchre (``--game euchre``)
+to imitate the search bidder, and store it as ``trump.npz`` + ``trump.json`` (or
+``NAME.npz`` + ``NAME.json`` when ``--out`` ends in ``.npz``).
 
     python -m evolve.trump --deals 20000 --iterations 2000 --seed 1 --out /tmp/trump --workers 2
     python -m evolve.arena --game jass --seats random:bidder=learnt,bid_net=/tmp/trump,random --deals 2000
+    python -m evolve.trump --game euchre --deals 20000 --iterations 2000 --seed 1 --out /tmp/trump_euchre
 
 The seed fixes the examples and the network bit for bit, on any number of workers.
 ``--examples PATH.npz`` keeps the labelled examples (the expensive part) and reuses them
@@ -18,6 +20,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from evolve.core.cli import Parser, run
 from evolve.core.errors import UsageError
 
@@ -27,9 +31,13 @@ def _examples(args, rules) -> dict:
     stored there when given)."""
     from evolve.core.files import npz_json_paths, read_npz, write_npz_json
     from evolve.core.progress import progress_line
-    from evolve.learn.trump import label_examples
+    from evolve.learn.trump import EUCHRE_KEYS, label_euchre, label_examples
 
+    euchre = args.game == "euchre"
     want = {"deals": args.deals, "iterations": args.iterations, "seed": args.seed, "c": args.c}
+    if euchre:
+        want["game"] = "euchre"
+    keys = EUCHRE_KEYS if euchre else ("hands", "second", "label", "visits")
     path = Path(args.examples) if args.examples else None
     if path is not None and path.is_file():
         npz, meta_path = npz_json_paths(path, path.stem, "trump examples")
@@ -39,14 +47,16 @@ def _examples(args, rules) -> dict:
             raise UsageError(f"{meta_path}: invalid examples metadata ({e})") from None
         if {k: meta.get(k) for k in want} == want:
             data = read_npz(npz, "labelled trump examples written by python -m evolve.trump")
-            missing = [k for k in ("hands", "second", "label", "visits") if k not in data]
-            if missing or len(data.get("label", ())) != args.deals:
+            missing = [k for k in keys if k not in data]
+            n = len(np.unique(data["index"])) if euchre and not missing else len(data.get("label", ()))
+            if missing or n != args.deals:
                 raise UsageError(f"{npz}: array {(missing or ['label'])[0]!r} missing or of the wrong length")
             print(f"{npz}: reusing {args.deals} labelled examples", file=sys.stderr)
             return data
     with progress_line("trump: search labels", args.deals, "hands") as bar:
-        data = label_examples(rules, args.deals, args.seed, args.iterations, args.c, args.workers,
-                              lambda done, total: bar.update(done - bar.n))
+        label = label_euchre if euchre else label_examples
+        data = label(rules, args.deals, args.seed, args.iterations, args.c, args.workers,
+                     lambda done, total: bar.update(done - bar.n))
     if path is not None:
         write_npz_json(path.parent, path.stem if path.suffix == ".npz" else path.name, data, want)
     return data
@@ -55,9 +65,11 @@ def _examples(args, rules) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m evolve.trump``."""
     p = Parser(prog="python -m evolve.trump",
-               description="Train the learnt Jass trump chooser on the search bidder's calls.")
-    p.add_argument("--deals", type=int, default=20000, help="labelled hands, half forehands and half partners "
-                   "after a push (default 20000; 10%% held out)")
+               description="Train the learnt Jass or Euchre trump chooser on the search bidder's calls.")
+    p.add_argument("--game", default="jass", choices=("jass", "euchre"), help="the game (default jass)")
+    p.add_argument("--deals", type=int, default=20000, help="labelled hands (default 20000; 10%% held out); Jass: "
+                   "half forehands and half partners after a push; Euchre: bidding decisions, every position "
+                   "of both rounds alike, plus the alone decision of each that makes trump")
     p.add_argument("--iterations", type=int, default=2000, help="the search bidder's playouts per call (default 2000)")
     p.add_argument("--c", type=float, default=None, help="the search's UCB1 constant (default: bid_c's, sqrt 2 to "
                    "six decimals)")
@@ -85,16 +97,23 @@ def main(argv: list[str] | None = None) -> int:
     if not args.c >= 0.0:
         raise UsageError(f"--c {args.c} is invalid; expected a number >= 0")
 
-    rules = make_game("jass").rules
+    rules = make_game(args.game).rules
     data = _examples(args, rules)
     net = train(data, args.seed, args.hidden, args.epochs, targets=args.targets)
     made = {"command": "python -m evolve.trump " + " ".join(argv if argv is not None else sys.argv[1:]),
             "teacher": f"bidder=search,bid_iterations={args.iterations},bid_c={args.c}",
             "label_seed": args.seed}
-    net = TrumpNet(net.w1, net.b1, net.w2, net.b2, {**made, **net.meta})
+    net = TrumpNet(net.w1, net.b1, net.w2, net.b2, {**made, **net.meta}, net.game)
     out = Path(args.out)
     path = save_trump(out.parent, net, out.stem) if out.suffix == ".npz" else save_trump(out, net)
     m = net.meta
+    if args.game == "euchre":
+        print(f"{path}: {m['examples']} Euchre bidding decisions labelled by the search bidder ({args.iterations} "
+              f"playouts), {m['rows']} with the alone decisions; held-out accuracy {m['accuracy_test']:.3f} "
+              f"(order up {m['accuracy_test_order']:.3f}, round 2 {m['accuracy_test_call']:.3f}, alone "
+              f"{m['accuracy_test_alone']:.3f}; each seat's most common call {m['accuracy_test_baseline']:.3f}; "
+              f"training {m['accuracy_train']:.3f})")
+        return 0
     print(f"{path}: {m['examples']} hands labelled by the search bidder ({args.iterations} playouts); held-out "
           f"accuracy {m['accuracy_test']:.3f} (forehand {m['accuracy_test_forehand']:.3f}, partner after a push "
           f"{m['accuracy_test_second']:.3f}; each seat's most common call {m['accuracy_test_baseline']:.3f}; "

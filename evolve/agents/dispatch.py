@@ -30,8 +30,8 @@ Bidder kinds: 0 random, 1 simple, 2..8 the Euchre table bidders
 (``evolve.agents.bidding.euchre_tables``), 20 the Jass trump-choice table and 30 the
 Spades bid predictor (``evolve.agents.bidding.tables``; with their default numbers they
 are also the simple bidder of Jass and Spades), 21 the Jass paper's Simple RB trump rule
-(``simple_rb``, same module), 22 the learnt Jass trump chooser (``learnt``,
-``evolve.agents.bidding.learnt``), 40 the search bidder
+(``simple_rb``, same module), 22 the learnt Jass and Euchre trump chooser (``learnt``,
+``evolve.agents.bidding.learnt``; its Euchre discard is the simple rule's), 40 the search bidder
 (``evolve.agents.bidding.search``). A kind a function does not handle falls through to the
 simple bidder. How to add an agent or a bidder: ``docs/extending.md``.
 """
@@ -45,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from evolve.agents.bidding import euchre_tables as euchre_bidding
+from evolve.agents.bidding import learnt as learnt_bidding
 from evolve.agents.bidding import search as search_bidding
 from evolve.agents.bidding.euchre_tables import (
     EUCHRE_TABLE_KINDS,
@@ -54,7 +55,7 @@ from evolve.agents.bidding.euchre_tables import (
     simple_hand_value,
     simple_order_value,
 )
-from evolve.agents.bidding.learnt import BID_JASS_NET, jass_net_mode
+from evolve.agents.bidding.learnt import BID_LEARNT, jass_net_mode
 from evolve.agents.bidding.search import BID_SEARCH
 from evolve.agents.bidding.tables import (
     BID_JASS_SURE,
@@ -205,6 +206,8 @@ def choose_euchre_order(kinds, params, seat, rules, hand, pub, rngs):
         return search_bidding.euchre_order(
             params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs
         )
+    if kinds[BID_KIND + seat] == BID_LEARNT:
+        return learnt_bidding.euchre_order(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub)
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.order(
             kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs
@@ -222,6 +225,9 @@ def choose_euchre_call(kinds, params, seat, rules, hand, pub, rngs, must_call):
         return search_bidding.euchre_call(
             params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, must_call
         )
+    if kinds[BID_KIND + seat] == BID_LEARNT:
+        return learnt_bidding.euchre_call(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub,
+                                          must_call)
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.call(
             kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, must_call
@@ -242,6 +248,9 @@ def choose_euchre_alone(kinds, params, seat, rules, hand, pub, rngs, trump):
         return search_bidding.euchre_alone(
             params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, rules, hand, pub, rngs, trump
         )
+    if kinds[BID_KIND + seat] == BID_LEARNT:
+        return learnt_bidding.euchre_alone(params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub,
+                                           trump)
     if EUCHRE_TABLE_KINDS[0] <= kinds[BID_KIND + seat] < EUCHRE_TABLE_KINDS[1]:
         return euchre_bidding.alone(
             kinds[BID_KIND + seat], params, kinds[BID_LO + seat], kinds[BID_HI + seat], seat, hand, pub, rngs, trump
@@ -278,7 +287,7 @@ def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
         )
     if kind == BID_JASS_SURE:
         return jass_sure_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], hand, may_push)
-    if kind == BID_JASS_NET:
+    if kind == BID_LEARNT:
         return jass_net_mode(params, kinds[BID_LO + seat], kinds[BID_HI + seat], hand, may_push)
     return jass_table_mode(_RANKED, 0, hand, may_push)
 

@@ -13,10 +13,10 @@ from evolve.agents.kinds import BID_RANDOM, BID_SIMPLE
 from evolve.games.options import Option
 
 BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE,
-           "search": search_bidding.BID_SEARCH, "simple_rb": BID_JASS_SURE, "learnt": learnt_bidding.BID_JASS_NET}
+           "search": search_bidding.BID_SEARCH, "simple_rb": BID_JASS_SURE, "learnt": learnt_bidding.BID_LEARNT}
 # bidders that decide only some games' calls (their tables mean nothing in the others)
 BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
-                "search": ("spades", "euchre", "jass"), "simple_rb": ("jass",), "learnt": ("jass",)}
+                "search": ("spades", "euchre", "jass"), "simple_rb": ("jass",), "learnt": ("jass", "euchre")}
 
 # ``bidder=default``: each game's rule-based bidder, the strongest that costs about as little as
 # the card play (measured with CardCounting card play on both sides, docs/agents.md#default-bidders):
@@ -45,8 +45,8 @@ BIDDER_OPTIONS = {
         "graf (Jass: "
         "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
         "determinized random playouts, evolve.agents.bidding.search) | simple_rb (Jass: the Jass paper's Simple "
-        "RB, the mode with the most certain tricks, push below 3) | learnt (Jass: a network trained on the search "
-        "bidder's calls, evolve.agents.bidding.learnt; bid_net=PATH)",
+        "RB, the mode with the most certain tricks, push below 3) | learnt (Jass, Euchre: a network trained on "
+        "the search bidder's calls, evolve.agents.bidding.learnt; bid_net=PATH)",
         (DEFAULT, *BIDDERS),
     ),
     "bid_start": Option(
@@ -56,8 +56,8 @@ BIDDER_OPTIONS = {
         ("auto", "default", "bulk"),
     ),
     "bid_genome": Option("", "Euchre table bidders: .npz with the vector 'genome' or its named blocks"),
-    "bid_net": Option("", "learnt bidder: trump.npz (with its .json) written by python -m evolve.trump (default: "
-                      "the shipped evolve/agents/data/trump_jass.npz)"),
+    "bid_net": Option("", "learnt bidder: trump.npz (with its .json) written by python -m evolve.trump for the "
+                      "game (default: the shipped evolve/agents/data/trump_jass.npz or trump_euchre.npz)"),
     "order": Option(-1, "Euchre simple bidder: order-up threshold in expected tricks x100 (default 260)", kind=int),
     "call": Option(-1, "Euchre simple bidder: round-2 call threshold x100 (default 260)", kind=int),
     "alone": Option(-1, "Euchre simple bidder: go-alone threshold x100 (default 420)", kind=int),
@@ -85,7 +85,8 @@ def bidder_from(opts: dict, game) -> tuple[int, np.ndarray]:
     if opts["bidder"] == "simple_rb":
         return BID_JASS_SURE, np.array([JASS_SURE_PUSH_BELOW])
     if opts["bidder"] == "learnt":
-        return learnt_bidding.BID_JASS_NET, learnt_bidding.bidder_params(opts.get("bid_net") or "")
+        name = getattr(game, "name", game)
+        return learnt_bidding.BID_LEARNT, learnt_bidding.bidder_params(opts.get("bid_net") or "", name)
     if opts["bidder"] == "search":
         search_bidding.ensure_compiled()     # compile / load the callback here rather than mid-engine
         return search_bidding.BID_SEARCH, np.array([opts["bid_iterations"], opts["bid_c"]], np.float64)
