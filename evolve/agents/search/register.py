@@ -184,28 +184,30 @@ def _make_ismcts(opts: dict, game) -> AgentSpec:
     return _spec("ismcts", KIND_ISMCTS, [i, _exploration(opts, "ismcts")], opts, game, _tail(opts, game, "ismcts"))
 
 
+def _belief_tail(opts: dict, game, name: str) -> list[float]:
+    """The tail of P-DMCTS / P-ISMCTS: the three-head network and its candidates per draw."""
+    net = _value_net(opts, game, name, True, heads=True)
+    return _tail(opts, game, name, net, 0, _positive(opts, "candidates", name))
+
+
 def _make_pdmcts(opts: dict, game) -> AgentSpec:
     d = _positive(opts, "determinizations", "pdmcts")
     i = _positive(opts, "iterations", "pdmcts")
-    net = _value_net(opts, game, "pdmcts", True, heads=True)
-    k = _positive(opts, "candidates", "pdmcts")
     # vote: the trees combined by T-DMCTS's vote, a fixed D of them (the paper's I-DMCTS)
     kind, first = (KIND_TDMCTS, -d) if opts["vote"] else (KIND_DMCTS, d)
     return _spec("pdmcts", kind, [first, i, _exploration(opts, "pdmcts")], opts, game,
-                 _tail(opts, game, "pdmcts", net, 0, k))
+                 _belief_tail(opts, game, "pdmcts"))
 
 
 def _make_pismcts(opts: dict, game) -> AgentSpec:
     i = _positive(opts, "iterations", "pismcts")
-    net = _value_net(opts, game, "pismcts", True, heads=True)
-    k = _positive(opts, "candidates", "pismcts")
     return _spec("pismcts", KIND_ISMCTS, [i, _exploration(opts, "pismcts")], opts, game,
-                 _tail(opts, game, "pismcts", net, 0, k))
+                 _belief_tail(opts, game, "pismcts"))
 
 
 def _make_dnn(opts: dict, game) -> AgentSpec:
     net = _value_net(opts, game, "dnn", True, heads=True)
-    return _spec("dnn", KIND_DNN, [], {**opts, "seconds": 0.0}, game, _tail({}, game, "dnn", net, 0))
+    return _spec("dnn", KIND_DNN, [], opts, game, _tail({}, game, "dnn", net, 0))
 
 
 def _make_maxvalue(opts: dict, game) -> AgentSpec:
