@@ -177,6 +177,47 @@ def test_dagger_config_keys_are_checked(tmp_path):
         load_config(bad)
 
 
+def test_a_dagger_teacher_of_its_own_labels_the_rounds_at_its_own_step(tmp_path):
+    """``dagger_teacher`` relabels the clone's decisions (the teacher's games stay the first
+    training's); ``dagger_data = "relabelled"`` trains on those labels alone and
+    ``dagger_learning_rate`` sets the step of that training."""
+    from evolve.agents.genomes.evolvable import NetworkAgent
+    from evolve.evolution.config import ConfigError
+    from evolve.learn.imitation import imitate, relabel
+
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "card", (8, 8))
+    student = NetworkAgent(arch, "simple")
+    one_round = dict(dagger_rounds=1, dagger_teacher="low")
+    genome, summary = imitate(g, arch, _dagger_settings(**one_round), 3, student=student)
+    assert summary["dagger"][0]["teacher"] == "low"
+    assert summary["dagger"][0]["decisions"] == summary["decisions"] + summary["dagger"][0]["student_decisions"]
+    plain, _ = imitate(g, arch, _dagger_settings(dagger_rounds=1), 3, student=student)
+    assert not np.array_equal(plain, genome)
+    # the round's labels are Low's cards at the clone's decisions, not HighLow's
+    clone, _ = imitate(g, arch, _dagger_settings(dagger_rounds=0), 3, student=student)
+    low, _ = relabel(g, student, clone, "low", ["random"], 120, 3, 0)
+    highlow, _ = relabel(g, student, clone, "highlow", ["random"], 120, 3, 0)
+    assert np.array_equal(low.inputs, highlow.inputs) and not np.array_equal(low.target, highlow.target)
+    alone, summary = imitate(g, arch, _dagger_settings(**one_round, dagger_data="relabelled"), 3, student=student)
+    assert summary["dagger"][0]["decisions"] == summary["dagger"][0]["student_decisions"] == len(low)
+    assert not np.array_equal(alone, genome)
+    slower, _ = imitate(g, arch, _dagger_settings(**one_round, dagger_data="relabelled", dagger_learning_rate=0.001),
+                        3, student=student)
+    assert not np.array_equal(slower, alone)
+    # the smaller step moves the clone less
+    assert np.abs(slower - clone).sum() < np.abs(alone - clone).sum()
+    text = TINY.read_text() + "\n"
+    bad = tmp_path / "bad.toml"
+    for line, message in (('dagger_teacher = "nobody"', "imitation.dagger_teacher: seat 'nobody'"),
+                          ('dagger_data = "all"', "imitation.dagger_data: got 'all'; expected joined"),
+                          ("dagger_learning_rate = -1", "imitation.dagger_learning_rate: .*non-negative"),
+                          ('targets = "visits"\ndagger_teacher = "low"', "imitation.dagger_teacher: got 'low'; visit")):
+        bad.write_text(text.replace("[evolution]", f'[imitation]\nteacher = "highlow"\n{line}\n\n[evolution]'))
+        with pytest.raises(ConfigError, match=message):
+            load_config(bad)
+
+
 def test_visit_targets_are_the_ismcts_root_shares_and_train_the_clone():
     from evolve.agents.genomes.evolvable import NetworkAgent
     from evolve.learn.imitation import relabel

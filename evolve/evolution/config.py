@@ -298,6 +298,21 @@ SCHEMA: dict[str, dict[str, Key]] = {
                             _nonneg),
         "dagger_epochs": Key((int,), 0, "a non-negative integer (epochs after each DAgger round; 0: epochs)",
                              _nonneg),
+        "dagger_teacher": Key(
+            (str,), "",
+            "a seat string (the searcher that labels the clone's decisions in DAgger rounds, perhaps stronger "
+            "than the teacher whose games it first learnt from; empty: the teacher)",
+        ),
+        "dagger_learning_rate": Key(
+            (float, int), 0, "a non-negative number (Adam step size of the trainings after DAgger rounds, which "
+                             "start from the clone; 0: learning_rate)", _nonneg,
+        ),
+        "dagger_data": Key(
+            (str,), "joined",
+            "joined (each DAgger training sees the teacher's examples and every round's) or relabelled (only the "
+            "rounds' examples: the clone's own decisions as the DAgger teacher labels them)",
+            lambda s: s in ("joined", "relabelled"),
+        ),
     },
     "parallel": {
         "workers": Key((int,), 0, "a non-negative integer (worker processes; 0: every core)", _nonneg),
@@ -325,7 +340,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("network", "direct"), ("evolution", "tournament"), ("imitation", "dagger_rounds"), ("imitation", "targets"),
     ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
     ("imitation", "holdout"), ("imitation", "init"), ("imitation", "logits"),
-    ("evolution", "stages"), ("evolution", "opponent_hall"), ("evolution", "opponent_hall_every"))}
+    ("evolution", "stages"), ("evolution", "opponent_hall"), ("evolution", "opponent_hall_every"),
+    ("imitation", "dagger_teacher"), ("imitation", "dagger_learning_rate"), ("imitation", "dagger_data"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:
@@ -519,6 +535,11 @@ def _check_seats(out: dict, g, fail) -> None:
     seats += [(f"evolution.stages[{k}].opponents", seat) for k, stage in enumerate(out["evolution"]["stages"])
               if isinstance(stage.get("opponents"), list) for seat in stage["opponents"] if isinstance(seat, str)]
     seats += [("imitation.teacher", out["imitation"]["teacher"])] if out["imitation"]["teacher"] else []
+    labeller = out["imitation"]["dagger_teacher"]
+    seats += [("imitation.dagger_teacher", labeller)] if labeller else []
+    if labeller and out["imitation"]["targets"] == "visits" and labeller.partition(":")[0] != "ismcts":
+        fail("imitation.dagger_teacher", f"got {labeller!r}; visit targets are an ISMCTS teacher's root visit "
+                                         "shares, so expected an ismcts seat (or targets = \"choice\")")
     for key, seat in seats:
         try:
             parse_seat(seat, g)

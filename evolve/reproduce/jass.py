@@ -11,8 +11,9 @@ seed's standard error its STD / sqrt(10).
 What this machine cannot have, and what stands in (docs/reproductions/jass.md):
 
 - the paper's DNN (a convolutional network trained on 14M human card plays, Section 6.3)
-  and its trump network: our strongest network, ``populations/jass_champion`` (distilled
-  from 2.8M ISMCTS-500 decisions, then evolved), plays for the "DNN" / "DNN Max. Policy",
+  and its trump network: ``populations/jass_champion_ismcts500`` (the Jass champion until
+  issue 20's DAgger round; distilled from 2.8M ISMCTS-500 decisions, then evolved) plays
+  for the "DNN" / "DNN Max. Policy",
   and the learnt trump chooser (``bidder=learnt``, trained on the search bidder's calls)
   makes the DNN's trump choice; P-DMCTS / P-ISMCTS and the Max Value bot use our
   three-head network (``python -m evolve.dnn``: policy, value and card-distribution
@@ -44,7 +45,7 @@ PAPER_GAMES = DATA["games"]
 UNIT = "% of points"
 
 # stand-ins for the paper's networks (none of its networks can be had here)
-CARD_NET = "champion:populations/jass_champion/champion.npz"
+CARD_NET = "champion:populations/jass_champion_ismcts500/champion.npz"
 NET = f"{CARD_NET}@simple"           # "DNN" card play, ranked trump
 TRUMP_NET = f"{CARD_NET}@learnt"     # the DNN's trump choice: the learnt trump chooser
 TRUMP = "bidder=simple"            # the ranked rule for every seat whose trump choice is not under test
@@ -66,7 +67,7 @@ BOTS = {
     "Cheating MCTS": f"perfect_dmcts:determinizations=1,iterations=1000,{TRUMP}",
     "DNN": NET,
 }
-STAND_IN = "DNN = our strongest network, jass_champion, distilled from ISMCTS and evolved"
+STAND_IN = "DNN = our network jass_champion_ismcts500, distilled from ISMCTS and evolved"
 
 # Table 2's trump rules (Section 8.2) with the stand-in network's card play on every seat
 TRUMP_RULES = {"Random": "random", "Simple Rule": "simple_rb", "Ranked Based Rule": "simple", "MCTS": "search"}
@@ -153,8 +154,8 @@ def _table1(ctx) -> list[Cell]:
 
 def _opponent_reason(result: dict, seed: float, note: str = "") -> str:
     side = "weaker" if result["per_deal"]["mean"] > seed else "stronger"
-    return ((note + "; " if note else "") + f"opponent: our jass_champion network (distilled from ISMCTS-500, then "
-            f"evolved), {side} against DMCTS than the paper's DNN trained on 14M human card plays")
+    return ((note + "; " if note else "") + "opponent: our jass_champion_ismcts500 network (distilled from ISMCTS-500, "
+            f"then evolved), {side} against DMCTS than the paper's DNN trained on 14M human card plays")
 
 
 # --------------------------------------------------------------------------- Table 2
