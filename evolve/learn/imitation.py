@@ -477,14 +477,14 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
     labeller = settings.get("dagger_teacher") or settings["teacher"]
     # the DAgger trainings go on from the clone, perhaps at a smaller step
     dagger_settings = {**settings, "learning_rate": settings.get("dagger_learning_rate") or settings["learning_rate"]}
-    relabelled_only = settings.get("dagger_data", "joined") == "relabelled"
-    if rounds and relabelled_only:
-        demos = demos.rows(slice(0, 0))
+    # "relabelled": the first teacher's labels stay out of the DAgger trainings
+    parts = [] if settings.get("dagger_data", "joined") == "relabelled" else [demos]
     for r in range(rounds):
         extra, agree = relabel(game, student, genome, labeller, settings["opponents"],
                                settings.get("dagger_deals") or settings["deals"], seed, r, progress, workers,
                                engine_families, cache, targets)
-        demos = Demonstrations.joined([demos, extra])
+        parts.append(extra)
+        demos = Demonstrations.joined(parts)
         genome, hist = _trained(cache, f"dagger{r}", arch, demos, settings.get("dagger_epochs") or settings["epochs"],
                                 dagger_settings, seed, progress, genome, r, held_out)
         summary["dagger"].append({"round": r + 1, "teacher": labeller, "student_decisions": len(extra),
