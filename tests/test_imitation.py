@@ -102,6 +102,41 @@ def test_run_starts_from_the_clone_and_keeps_it_as_a_candidate(tmp_path):
     assert champ.meta["imitation"]["teacher"] == "highlow"
 
 
+def test_founder_unless_better_keeps_the_founder_against_a_lead_within_noise(tmp_path, monkeypatch):
+    from evolve.evolution.config import ConfigError
+
+    cfg = load_config(TINY).with_overrides(imitation={"teacher": "highlow", "deals": 60, "epochs": 2},
+                                           evolution={"champion": "founder_unless_better", "validation_deals": 400})
+    evo = Evolution(cfg, run_dir=tmp_path / "r", plot_dir=tmp_path / "p", progress=False)
+    noise = np.random.default_rng(0).normal(0.0, 1.0, 400)
+    founder, rival = np.zeros(3), np.ones(3)
+    names = ["hall of fame", "founder"]
+
+    wobble = np.random.default_rng(1).normal(0.0, 1.0, 400)
+    wobble -= wobble.mean()
+
+    def scores_with_lead(lead):
+        # the rival's per-deal scores: the founder's plus the lead and deal-to-deal noise
+        monkeypatch.setattr(evo, "fixed_deal_scores", lambda genome, deals, seed: (
+            3.0 + noise[:deals] + (lead + wobble[:deals]) * genome[0]))
+
+    scores_with_lead(0.02)           # ahead by a hair: the best mean, not better
+    chosen, scores, margin = evo.validate_candidates([rival, founder], names, 7, "founder_unless_better")
+    assert scores[0] > scores[1] and margin["low"] < 0 < margin["high"] and names[chosen] == "founder"
+    assert evo.validate_candidates([rival, founder], names, 7, "validated")[0] == 0
+    scores_with_lead(0.5)            # clearly better: evolution helped
+    chosen, _, margin = evo.validate_candidates([rival, founder], names, 7, "founder_unless_better")
+    assert margin["low"] > 0 and names[chosen] == "hall of fame"
+    # the run's champion says which rule chose it and by how much
+    state = evo.initial_state()
+    champ = evo.champion(state)
+    assert champ.meta["champion_selection"] == "founder_unless_better"
+    assert set(champ.meta["best_minus_founder"]) == {"mean", "low", "high"}
+    assert champ.meta["chosen"] in champ.meta["validation_candidates"]
+    with pytest.raises(ConfigError, match="evolution.champion: got 'founder_unless_better' but the run has no founder"):
+        load_config(TINY).with_overrides(evolution={"champion": "founder_unless_better"})
+
+
 def _dagger_settings(**kw):
     return {"teacher": "highlow", "opponents": ["random"], "deals": 120, "epochs": 3, "learning_rate": 0.01,
             "batch": 128, "dagger_rounds": 2, "dagger_deals": 120, "dagger_epochs": 3, **kw}

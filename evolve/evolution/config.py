@@ -212,11 +212,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "champion": Key(
             (str,),
             "hall_of_fame",
-            "hall_of_fame (best single evaluation, the study) or validated",
-            lambda s: s in ("hall_of_fame", "validated"),
+            "hall_of_fame (best single evaluation, the study), validated (the best candidate on the validation "
+            "deals) or founder_unless_better (the founder unless the best is better on them, its CI above zero)",
+            lambda s: s in ("hall_of_fame", "validated", "founder_unless_better"),
         ),
         "validation_deals": Key(
-            (int,), 4000, "a positive integer (deals per candidate when champion = validated)", _pos
+            (int,), 4000, "a positive integer (deals per candidate when the champion is validated)", _pos
         ),
         "validation_opponents": Key(
             (list,),
@@ -495,7 +496,18 @@ def validate(data: dict, path: Path | None = None) -> Config:
         _check_agent(out["agent"], g, fail)
     _resolve_bidders(out, g, fail)
     _check_evolution(out["evolution"], g, fail)
+    if out["evolution"]["champion"] == "founder_unless_better" and not _has_founder(out):
+        fail("evolution.champion", "got 'founder_unless_better' but the run has no founder; expected an "
+                                   "[imitation] teacher (or a parametric [agent] whose init is not uniform), or "
+                                   "champion = \"validated\"")
     return Config(path=path, **out)
+
+
+def _has_founder(out: dict) -> bool:
+    """Whether generation 0 has a founder that stays a champion candidate: the imitating
+    genome, or a parametric agent's start point."""
+    return bool(out["imitation"]["teacher"]) or (out["agent"]["kind"] != "network"
+                                                  and out["agent"]["init"] != "uniform")
 
 
 def _resolve_bidders(out: dict, g, fail) -> None:

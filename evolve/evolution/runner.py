@@ -38,7 +38,7 @@ from evolve.agents.registry import AgentSpec, parse_seat
 from evolve.core.cores import resolve_workers
 from evolve.core.errors import UsageError
 from evolve.core.progress import progress_line
-from evolve.core.stats import mean_ci
+from evolve.core.stats import mean_ci, paired_difference
 from evolve.core.version import __version__
 from evolve.evaluate.benchmark import seats_against
 from evolve.evolution.checkpoint import RunState, load_checkpoint, save_checkpoint
@@ -451,20 +451,31 @@ class Evolution:
             + ["search mean"] * len(means)
         return [state.hof_genome] + elite + founders + means, names
 
-    def validate_candidates(self, state: RunState) -> tuple[np.ndarray, list[float]]:
-        """Hall of fame plus elite (plus the warm-start founder), each played on the same
-        ``validation_deals`` deals against the tournament's opponents (or Random); returns
-        the best and all scores."""
+    def validate_candidates(self, candidates: list[np.ndarray], names: list[str], seed: int,
+                            rule: str = "validated") -> tuple[int, list[float], dict | None]:
+        """Play each candidate on the same ``validation_deals`` deals against the validation
+        opponents; returns the index of the champion, every candidate's mean score and, for
+        ``rule = "founder_unless_better"``, the best candidate minus the founder on those
+        deals (mean and 95% CI). "validated" takes the best mean. "founder_unless_better"
+        keeps the founder unless the best is better with the CI's low end above zero: the
+        best of several near-equal candidates is picked partly for its luck on these deals,
+        so a small lead over the founder is no evidence that evolution helped."""
         ev = self.config.evolution
-        candidates, self.candidate_names = self.candidates(state)
         against = "+".join(self.validation_opponents)
-        scores = []
+        per_deal = []
         with progress_line(f"{self.config.name}: validating candidates on {ev['validation_deals']} deals vs {against}",
                            len(candidates), "candidate", enabled=self.progress) as bar:
             for genome in candidates:
-                scores.append(float(self.fixed_deal_scores(genome, ev["validation_deals"], state.seed).mean()))
-                bar.update(1, best=f"{max(scores):.3f}")
-        return candidates[int(np.argmax(scores))], scores
+                per_deal.append(self.fixed_deal_scores(genome, ev["validation_deals"], seed))
+                bar.update(1, best=f"{max(float(d.mean()) for d in per_deal):.3f}")
+        scores = [float(d.mean()) for d in per_deal]
+        best = int(np.argmax(scores))
+        if rule != "founder_unless_better":
+            return best, scores, None
+        founder = names.index("founder")
+        ci, _ = paired_difference(per_deal[best], per_deal[founder])
+        margin = {k: round(v, 6) for k, v in ci.as_dict().items() if k in ("mean", "low", "high")}
+        return (best if ci.low > 0 else founder), scores, margin
 
     @property
     def validation_opponents(self) -> list[str]:
@@ -500,12 +511,16 @@ class Evolution:
         "validated"`` the best of hall of fame and elite on the validation deals (``chosen``
         names it; ``fitness`` and ``generation`` are the hall of fame's)."""
         genome = state.hof_genome
-        selection = {"champion_selection": self.config.evolution["champion"]}
-        if self.config.evolution["champion"] == "validated":
-            genome, scores = self.validate_candidates(state)
+        rule = self.config.evolution["champion"]
+        selection = {"champion_selection": rule}
+        if rule != "hall_of_fame":
+            candidates, names = self.candidates(state)
+            chosen, scores, over_founder = self.validate_candidates(candidates, names, state.seed, rule)
+            genome = candidates[chosen]
             selection.update(validation_scores=scores, validation_deals=self.config.evolution["validation_deals"],
-                             validation_candidates=self.candidate_names,
-                             chosen=self.candidate_names[int(np.argmax(scores))])
+                             validation_candidates=names, chosen=names[chosen])
+            if over_founder is not None:
+                selection["best_minus_founder"] = over_founder
         meta = {**selection, "kind": self.agent.kind, "game": self.game.name, "game_options": played_options(self.game)}
         if self.arch is not None:
             meta.update(
