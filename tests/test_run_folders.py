@@ -78,8 +78,11 @@ def test_ctrl_c_checkpoints_and_says_how_to_continue(tmp_path):
     ref = run_cli(TINY, "--out", tmp_path / "ref", "--generations", "1500", "--no-progress", "--no-benchmark")
     assert ref.returncode == 0, ref.stderr
     out = tmp_path / "cut"
+    # Ctrl-C's default action even when this test runs in the background, where a shell
+    # hands children an ignored SIGINT and Python then never raises KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-m", "evolve.run", str(TINY), "--out", str(out), "--generations", "1500",
-                             "--no-benchmark"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--no-benchmark"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 300
     while time.time() < deadline and not (out / "config.json").exists():
         time.sleep(0.05)
