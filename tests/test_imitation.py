@@ -135,6 +135,14 @@ def test_founder_unless_better_keeps_the_founder_against_a_lead_within_noise(tmp
     assert champ.meta["chosen"] in champ.meta["validation_candidates"]
     with pytest.raises(ConfigError, match="evolution.champion: got 'founder_unless_better' but the run has no founder"):
         load_config(TINY).with_overrides(evolution={"champion": "founder_unless_better"})
+    # a parametric agent's start point is a founder too, unless it is drawn uniformly
+    assert cfg.founder_source == "imitation"
+    markov = {"kind": "markov", "init": "default"}
+    assert load_config(TINY).with_overrides(agent=markov, evolution={"champion": "founder_unless_better"}
+                                            ).founder_source == "start point"
+    with pytest.raises(ConfigError, match="the run has no founder"):
+        load_config(TINY).with_overrides(agent={**markov, "init": "uniform"},
+                                         evolution={"champion": "founder_unless_better"})
 
 
 def _dagger_settings(**kw):

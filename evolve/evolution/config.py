@@ -377,6 +377,11 @@ class Config:
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in SCHEMA}
 
+    @property
+    def founder_source(self) -> str | None:
+        """See ``founder_source``: ``"imitation"``, ``"start point"`` or None."""
+        return founder_source(self.as_dict())
+
     def hash(self) -> str:
         """Hash of everything that determines the run (not the number of workers)."""
         return _digest(self._determining())
@@ -496,18 +501,22 @@ def validate(data: dict, path: Path | None = None) -> Config:
         _check_agent(out["agent"], g, fail)
     _resolve_bidders(out, g, fail)
     _check_evolution(out["evolution"], g, fail)
-    if out["evolution"]["champion"] == "founder_unless_better" and not _has_founder(out):
+    if out["evolution"]["champion"] == "founder_unless_better" and founder_source(out) is None:
         fail("evolution.champion", "got 'founder_unless_better' but the run has no founder; expected an "
                                    "[imitation] teacher (or a parametric [agent] whose init is not uniform), or "
                                    "champion = \"validated\"")
     return Config(path=path, **out)
 
 
-def _has_founder(out: dict) -> bool:
-    """Whether generation 0 has a founder that stays a champion candidate: the imitating
-    genome, or a parametric agent's start point."""
-    return bool(out["imitation"]["teacher"]) or (out["agent"]["kind"] != "network"
-                                                  and out["agent"]["init"] != "uniform")
+def founder_source(sections: dict) -> str | None:
+    """Where generation 0's founder, a champion candidate to the end, comes from:
+    ``"imitation"`` (the genome trained on an ``[imitation]`` teacher), ``"start point"``
+    (a parametric agent whose init is not uniform), or None (no founder)."""
+    if sections["imitation"]["teacher"]:
+        return "imitation"
+    if sections["agent"]["kind"] != "network" and sections["agent"]["init"] != "uniform":
+        return "start point"
+    return None
 
 
 def _resolve_bidders(out: dict, g, fail) -> None:

@@ -180,14 +180,14 @@ class Evolution:
         pop = to_unit(self.layout, self.agent.initial(rng, self.config.evolution["population"], agent["init"],
                                                       agent["noise"], start_genome(self.agent, agent["init"])))
         founders = None
-        if self.config.imitation["teacher"]:
+        if self.config.founder_source == "imitation":
             founder = self.warm_start()
             noise = rng.normal(0.0, self.config.imitation["noise"], pop.shape)
             pop = np.clip(founder + noise, -1.0, 1.0)
             pop[0] = founder
             founders = founder[None, :].copy()
-        elif agent["init"] != "uniform" and self.arch is None:
-            founders = pop[:1].copy()     # the start point stays a champion candidate
+        elif self.config.founder_source == "start point":
+            founders = pop[:1].copy()
         pop = self.strategy.first(pop, seed)
         strategy = self.strategy.to_arrays()
         return RunState(
@@ -507,9 +507,12 @@ class Evolution:
         return np.concatenate(out)
 
     def champion(self, state: RunState) -> Champion:
-        """The champion with its metadata: the hall-of-fame member, or with ``champion =
-        "validated"`` the best of hall of fame and elite on the validation deals (``chosen``
-        names it; ``fitness`` and ``generation`` are the hall of fame's)."""
+        """The champion with its metadata: the hall-of-fame member (``champion =
+        "hall_of_fame"``); with ``"validated"`` the best candidate (hall of fame, elite,
+        founder, search mean) on the validation deals; with ``"founder_unless_better"`` the
+        founder unless the best candidate beats it there with the paired 95% CI above zero
+        (``best_minus_founder`` records that difference). ``chosen`` names the pick;
+        ``fitness`` and ``generation`` are the hall of fame's."""
         genome = state.hof_genome
         rule = self.config.evolution["champion"]
         selection = {"champion_selection": rule}
