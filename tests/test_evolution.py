@@ -36,7 +36,7 @@ EXPECTED = {
     "too_small.toml": "evolution.population: got 2; expected an integer >= 4",
     "unknown_game.toml": "experiment.game: got 'chess'; expected one of spades, euchre, sueca, jass",
     "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
-    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card, hand or seat",
+    "bad_encoding.toml": "network.encoding: got 'pixels'; expected card, hand, seat or seat_context",
     "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
     "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, "
                             "fixed_spades",
@@ -215,18 +215,20 @@ def test_same_seed_same_champion_with_1_and_2_workers(tmp_path):
     assert champ.arch.n_h1 == 12 and champ.arch.game == "spades"
 
 
-def test_seat_encoding_evolves_and_its_champion_round_trips(tmp_path):
-    """``network.encoding = "seat"`` end to end: a run, its exported champion loaded again
-    (same genome and architecture) and played by ``evolve.play`` as the run's networks."""
-    cfg = load_config(TINY).with_overrides(network={"encoding": "seat"},
+@pytest.mark.parametrize("encoding,n_in", [("seat", 416), ("seat_context", 469)])
+def test_seat_encoding_evolves_and_its_champion_round_trips(tmp_path, encoding, n_in):
+    """``network.encoding = "seat"`` (and ``"seat_context"``) end to end: a run, its
+    exported champion loaded again (same genome and architecture) and played by
+    ``evolve.play`` as the run's networks."""
+    cfg = load_config(TINY).with_overrides(network={"encoding": encoding},
                                            evolution={"generations": 2, "max_generations": 2})
     evo = Evolution(cfg, run_dir=tmp_path / "seat", plot_dir=tmp_path / "seat" / "plots", progress=False)
-    assert (evo.arch.encoding, evo.arch.n_in, evo.arch.n_out) == ("seat", 416, 52)
+    assert (evo.arch.encoding, evo.arch.n_in, evo.arch.n_out) == (encoding, n_in, 52)
     state = evo.run()
     evo.export_champion(state)
     champ = load_champion(tmp_path / "seat" / "champion.npz")
     assert champ.arch == evo.arch
-    assert json.loads((tmp_path / "seat" / "champion.json").read_text())["architecture"]["encoding"] == "seat"
+    assert json.loads((tmp_path / "seat" / "champion.json").read_text())["architecture"]["encoding"] == encoding
     r = evolve.play("spades", [f"champion:{tmp_path / 'seat'}", "random", "random", "random"], 200, seed=1)
     assert r.tricks[:, 0].mean() > 0
 

@@ -15,7 +15,10 @@ import evolve
 from evolve.agents.genomes.champion import Champion
 from evolve.agents.network.architecture import Architecture, column_blocks, output_index, padded
 from evolve.agents.network.play import (
+    CONTEXT_CAP,
+    CONTEXT_INPUTS,
     ENC_CARD,
+    ENC_CONTEXT,
     ENC_HAND,
     ENC_SEAT,
     H_W1_ID,
@@ -30,21 +33,25 @@ from evolve.games.bits import cards_of
 from evolve.games.knowledge import may_hold
 from evolve.games.registry import make_game
 from evolve.games.state import (
+    ALONE,
+    BIDS,
     HISTORY,
     HISTORY_STRIDE,
+    MAKER,
     N_ACTIVE,
     NPLAYED,
     PLAYED_BY,
     TRICK,
     TRICK_CARDS,
     TRICK_SEATS,
+    TRICKS_WON,
     UPCARD,
     VOIDS,
 )
 from evolve.games.stepper import TrickState, replay_decisions
 
 GAMES = ("spades", "euchre", "sueca", "jass")
-ENCODINGS = ("card", "hand", "seat")
+ENCODINGS = ("card", "hand", "seat", "seat_context")
 OUT_TOL = 2e-3      # |kernel output - float64 reference output|
 TIE_TOL = 2e-3      # a choice within this of the best reference output is a near-tie
 RNGS = np.ones(5, np.uint64)
@@ -74,7 +81,7 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
             x[3 * c + 1] = 1
         for c in seen:
             x[3 * c + 2] = 1
-    elif arch.encoding == "seat":
+    elif arch.encoding in ("seat", "seat_context"):
         for c in held:
             x[8 * c] = 1
         for q, c in enumerate(trick):
@@ -85,6 +92,16 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
             for c in cards_of(may_hold(game.rules, mode, seat, np.uint64(hand), pub, (seat + o) % 4)):
                 assert c not in held and c not in trick and c not in played
                 x[8 * c + 4 + o] = 1
+        if arch.encoding == "seat_context":
+            base = 8 * info.n_cards
+            if int(pub[MAKER]) >= 0:
+                x[base + (int(pub[MAKER]) - seat) % 4] = 1
+            x[base + 4] = int(pub[ALONE]) == 1
+            for o in range(4):
+                s = (seat + o) % 4
+                for j in range(1, CONTEXT_CAP + 1):
+                    x[base + 5 + CONTEXT_CAP * o + j - 1] = int(pub[TRICKS_WON + s]) >= j
+                    x[base + 5 + CONTEXT_CAP * (4 + o) + j - 1] = int(pub[BIDS + s]) >= j
     else:
         n_ranks = info.n_cards // 4
 
@@ -167,7 +184,7 @@ def test_pack_layout_round_trip(shape, bias):
         params = arch.pack(genome)
         assert params.shape == (arch.packed_size,)
         assert list(params[:5]) == [
-            {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT}[encoding],
+            {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT, "seat_context": ENC_CONTEXT}[encoding],
             arch.n_in,
             arch.n_h1,
             arch.n_h2,
@@ -238,11 +255,34 @@ def test_inputs_match_reference(positions, encoding):
     params = packed_at(arch, arch.random_genome(np.random.default_rng(1)))
     work = np.zeros(arch.work_size)
     x = np.zeros(arch.n_in)
+    context = np.zeros(CONTEXT_INPUTS)
     for seat, hand, legal, mode, pub, _ in pos:
         n = network_inputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, work, x)
         ref = reference_inputs(arch, g, seat, mode, hand, pub)
         np.testing.assert_array_equal(x, ref)
         assert n == np.count_nonzero(ref)
+        if encoding == "seat_context":
+            context += ref[8 * g.info.n_cards:8 * g.info.n_cards + CONTEXT_INPUTS]
+    if encoding == "seat_context":     # the context is read: tricks taken by every offset, and what the game bids
+        assert all(context[5 + CONTEXT_CAP * o] > 0 for o in range(4))
+        assert (context[:4] > 0).all() == (g.info.name in ("euchre", "jass"))
+        assert not context[5 + 4 * CONTEXT_CAP:].any()         # no bids: Spades is played without bidding here
+
+
+def test_context_inputs_carry_spades_bids():
+    """With bidding, every offset's bid reaches the ``seat_context`` inputs (as the reference says)."""
+    g = make_game("spades", bidding="exact")
+    r = evolve.play(g, "random", 6, seed=3, record=True)
+    pos = [p for i in range(6) for p in replay_decisions(g, r, i)]
+    arch = Architecture.for_game(g, "seat_context", hidden=(16, 16))
+    params = arch.pack(arch.random_genome(np.random.default_rng(5)))
+    work, x = np.zeros(arch.work_size), np.zeros(arch.n_in)
+    bids = np.zeros(4 * CONTEXT_CAP)
+    for seat, hand, legal, mode, pub, _ in pos:
+        network_inputs(arch.kind, params, 0, seat, g.rules, mode, hand, pub, work, x)
+        np.testing.assert_array_equal(x, reference_inputs(arch, g, seat, mode, hand, pub))
+        bids += x[8 * 52 + 5 + 4 * CONTEXT_CAP:8 * 52 + CONTEXT_INPUTS]
+    assert (bids.reshape(4, CONTEXT_CAP)[:, 0] > 0).all()
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

@@ -12,15 +12,32 @@ dataclasses), so no worker unpickles a DEAP ``creator`` class.
 
 from __future__ import annotations
 
+import atexit
 from typing import Callable, Iterable, Iterator
+
+_pools: list = []
 
 
 def executor(workers: int):
     """joblib's reusable loky pool with ``workers`` processes (resized if it has another
-    size; large arrays travel as memory maps)."""
+    size; large arrays travel as memory maps). The pool is shut down when the process
+    exits (``_shut_down``)."""
     from joblib.executor import get_memmapping_executor
 
-    return get_memmapping_executor(max(1, int(workers)))
+    pool = get_memmapping_executor(max(1, int(workers)))
+    if not _pools:
+        atexit.register(_shut_down)
+    if pool not in _pools:
+        _pools.append(pool)
+    return pool
+
+
+def _shut_down() -> None:
+    """Stop the pools and delete their memory-mapped arrays. Left to joblib, the arrays
+    sent to workers stayed registered until its resource tracker stopped, and every
+    parallel command ended with its "There appear to be N leaked file objects" warning."""
+    while _pools:
+        _pools.pop().terminate()
 
 
 def map_ordered(fn: Callable, tasks: Iterable[tuple], workers: int) -> Iterator:

@@ -85,7 +85,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
     },
     "network": {
-        "encoding": Key((str,), "card", "card, hand or seat", lambda s: s in ("card", "hand", "seat")),
+        "encoding": Key((str,), "card", "card, hand, seat or seat_context",
+                    lambda s: s in ("card", "hand", "seat", "seat_context")),
         "hidden": Key(
             (list,),
             [],

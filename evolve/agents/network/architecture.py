@@ -13,7 +13,9 @@ import numpy as np
 
 from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import (
+    CONTEXT_INPUTS,
     ENC_CARD,
+    ENC_CONTEXT,
     ENC_HAND,
     ENC_SEAT,
     H_DIRECT,
@@ -23,6 +25,7 @@ from evolve.agents.network.play import (
     KMAX,
     LANES,
     NET_CARD,
+    NET_CONTEXT,
     NET_HAND,
     NET_SEAT,
     SEAT_INPUTS,
@@ -45,13 +48,15 @@ PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
 # ordered up), so at most 3 n_cards + 2 <= 158 active, 316 in an update, and
 # 316 x 2**22 < 2**31 (2**23 would allow only 255; 22 bits still resolve 2.4e-7). The
 # scale is 2**-bits, one bit coarser for every doubling of the largest |W1| above 1
-# (genomes are clamped to [-1, 1] by default).
-W1_BITS = {"card": 24, "hand": 21, "seat": 22}
+# (genomes are clamped to [-1, 1] by default). The deal's context adds at most 50 active
+# 0/1 inputs (maker, alone, 4 x 6 tricks, 4 x 6 bids): 208 active, 416 in an update,
+# 416 x 2**22 < 2**31.
+W1_BITS = {"card": 24, "hand": 21, "seat": 22, "seat_context": 22}
 
-ENCODINGS = ("card", "hand", "seat")
-CARD_BASED = ("card", "seat")   # one output per card of the deck
-KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT}            # card-play kinds
-HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT}  # header slot 0
+ENCODINGS = ("card", "hand", "seat", "seat_context")
+CARD_BASED = ("card", "seat", "seat_context")   # one output per card of the deck
+KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT, "seat_context": NET_CONTEXT}  # card-play kinds
+HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT, "seat_context": ENC_CONTEXT}  # slot 0
 
 
 def encoding_sizes(game, encoding: str) -> tuple[int, int]:
@@ -66,6 +71,8 @@ def encoding_sizes(game, encoding: str) -> tuple[int, int]:
         return per * (h + 3 + 4 * (info.n_tricks - 1)) + trump, h
     if encoding == "seat":
         return SEAT_INPUTS * info.n_cards + trump, info.n_cards
+    if encoding == "seat_context":
+        return SEAT_INPUTS * info.n_cards + CONTEXT_INPUTS + trump, info.n_cards
     raise ValueError(f"unknown encoding {encoding!r}; valid: {', '.join(ENCODINGS)}")
 
 

@@ -40,6 +40,12 @@ one-hot of the trump mode):
   by the dealer; the rows the search agents sample deals from). The Euchre upcard ordered
   up is both seen and possibly the dealer's; every other card sets one of the first five
   inputs or up to three may-hold inputs. One output per card, as card-based.
+- seat-based with the deal's context (``"seat_context"``): the seat-based inputs, then
+  ``CONTEXT_INPUTS`` more from the public state of the deal, relative to the deciding
+  seat (``_context_mask``): which offset fixed trump (the Euchre maker, the Jass
+  declarer), the maker goes alone, and for each offset the tricks it has taken and its
+  Spades bid, each as "at least j" for j = 1..``CONTEXT_CAP``. The seat encoding cannot
+  tell a Euchre maker from a defender, nor how many tricks each side still needs.
 
 Only the deciding seat's hand and the public state are read.
 
@@ -84,25 +90,33 @@ from evolve.agents.network.simd import (
 )
 from evolve.games.bits import ONE, ZERO, bit, count, has, lowest
 from evolve.games.knowledge import may_hold, turned_up_card
-from evolve.games.rules import P_HAND, P_N_MODES, P_N_RANKS
+from evolve.games.rules import P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS
 from evolve.games.state import (
+    ALONE,
+    BIDS,
     HISTORY,
     HISTORY_STRIDE,
+    MAKER,
     N_ACTIVE,
     NPLAYED,
     PLAYED_BY,
     TRICK,
     TRICK_CARDS,
     TRICK_SEATS,
+    TRICKS_WON,
 )
 
 NET_CARD = 1  # card-play kinds (see evolve.agents.dispatch.NETWORK_KINDS)
 NET_HAND = 2
 NET_SEAT = 3
+NET_CONTEXT = 4
 ENC_CARD = 0
 ENC_HAND = 1
 ENC_SEAT = 2
+ENC_CONTEXT = 3
 SEAT_INPUTS = 8  # seat-based inputs per card (see _seat_masks)
+CONTEXT_CAP = 6  # tricks taken and bids are counted up to this many (see _context_mask)
+CONTEXT_INPUTS = 5 + 8 * CONTEXT_CAP
 HEADER = 8
 H_W1_SCALE = 5  # header slots
 H_W1_ID = 6
@@ -121,7 +135,7 @@ REC64 = 72
 R_MAGIC = 0
 R_ID = 1        # w1_id of the network that wrote the record
 R_KIND = 2
-R_STATE = 4     # card: hand, trick, seen masks, mode; seat: its 8 masks, mode; hand: see _first_layer
+R_STATE = 4     # card: hand, trick, seen masks, mode; seat: its 8 masks, mode, context mask; hand: see _first_layer
 MAGIC = 0x6E657477_6F726B31  # "network1"
 
 
@@ -297,12 +311,34 @@ def _seat_masks(rules, seat, mode, hand, pub):
 
 
 @njit(cache=True, inline="always")
-def _mask_rows(rows, vals, n, m, k, sign):
-    """Rows ``SEAT_INPUTS * c + k`` of the cards c in mask ``m`` (each times ``sign``)."""
+def _context_mask(seat, pub):
+    """The deal's public context relative to ``seat`` as bits (``"seat_context"``): bit
+    o < 4, offset o fixed trump; bit 4, the maker goes alone; bit 5 + ``CONTEXT_CAP`` o +
+    j - 1, offset o has taken at least j tricks; bit 5 + ``CONTEXT_CAP`` (4 + o) + j - 1,
+    offset o bid at least j (Spades). Only public slots of ``pub`` are read."""
+    m = ZERO
+    if pub[MAKER] >= 0:
+        m |= bit((pub[MAKER] - seat) & 3)
+    if pub[ALONE] == 1:
+        m |= bit(4)
+    for o in range(4):
+        s = (seat + o) & 3
+        for j in range(min(pub[TRICKS_WON + s], CONTEXT_CAP)):
+            m |= bit(5 + CONTEXT_CAP * o + j)
+        for j in range(min(pub[BIDS + s], CONTEXT_CAP)):
+            m |= bit(5 + CONTEXT_CAP * (4 + o) + j)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _mask_rows(rows, vals, n, m, stride, k, sign):
+    """Rows ``stride * b + k`` of the bits b set in mask ``m`` (each times ``sign``): the
+    seat-based input k of each card (``stride`` = ``SEAT_INPUTS``), or the context input
+    b (``stride`` 1, ``k`` its first row)."""
     while m != ZERO:
-        c = lowest(m)
+        b = lowest(m)
         m &= m - ONE
-        n = _add_row(rows, vals, n, SEAT_INPUTS * c + k, sign)
+        n = _add_row(rows, vals, n, stride * b + k, sign)
     return n
 
 
@@ -314,7 +350,7 @@ def _seat_diff(rows, vals, n, i64, st, masks, sign):
     for k in range(SEAT_INPUTS):
         new = masks[k]
         old = np.uint64(i64[st + k]) if st >= 0 else ZERO
-        n = _mask_rows(rows, vals, n, new & ~old if sign > 0 else old & ~new, k, sign)
+        n = _mask_rows(rows, vals, n, new & ~old if sign > 0 else old & ~new, SEAT_INPUTS, k, sign)
     return n
 
 
@@ -341,31 +377,39 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
     st = rec64 + R_STATE
     valid = i64[rec64 + R_MAGIC] == MAGIC and i64[rec64 + R_KIND] == kind
     trump_row = n_in - n_modes + mode
-    old_trump = n_in - n_modes + i64[st + (2 if kind == NET_HAND else SEAT_INPUTS if kind == NET_SEAT else 3)]
+    seat_based = kind == NET_SEAT or kind == NET_CONTEXT
+    old_trump = n_in - n_modes + i64[st + (2 if kind == NET_HAND else SEAT_INPUTS if seat_based else 3)]
     n = 0
-    if kind == NET_SEAT:
+    if seat_based:
         t1, t2, t3, seen, m1, m2, m3 = _seat_masks(rules, seat, mode, hand, pub)
         masks = (hand, t1, t2, t3, seen, m1, m2, m3)
-        full = 1 if n_modes > 1 else 0
-        changed = 0
+        context = _context_mask(seat, pub) if kind == NET_CONTEXT else ZERO
+        base = SEAT_INPUTS * rules[P_N_CARDS]
+        old_context = np.uint64(i64[st + SEAT_INPUTS + 1])
+        full = (1 if n_modes > 1 else 0) + count(context)
+        changed = count(context ^ old_context) if valid else 0
         for k in range(SEAT_INPUTS):
             full += count(masks[k])
             if valid:
                 changed += count(masks[k] ^ np.uint64(i64[st + k]))
         if valid and changed < full:
             n = _seat_diff(rows, vals, n, i64, st, masks, 1)
+            n = _mask_rows(rows, vals, n, context & ~old_context, 1, base, 1)
             n = _seat_diff(rows, vals, n, i64, st, masks, -1)
+            n = _mask_rows(rows, vals, n, old_context & ~context, 1, base, -1)
             if n_modes > 1 and old_trump != trump_row:
                 n = _add_row(rows, vals, n, trump_row, 1)
                 n = _add_row(rows, vals, n, old_trump, -1)
         else:
             valid = False
             n = _seat_diff(rows, vals, 0, i64, -1, masks, 1)
+            n = _mask_rows(rows, vals, n, context, 1, base, 1)
             if n_modes > 1:
                 n = _add_row(rows, vals, n, trump_row, 1)
         for k in range(SEAT_INPUTS):
             i64[st + k] = np.int64(masks[k])
         i64[st + SEAT_INPUTS] = mode
+        i64[st + SEAT_INPUTS + 1] = np.int64(context)
         return n, not valid
     if kind == NET_CARD:
         trick, seen = _card_masks(rules, hand, pub)
