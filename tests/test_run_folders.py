@@ -70,6 +70,11 @@ def test_resume_refuses_settings_that_would_change_the_past(tmp_path):
     res = run_cli(TINY, "--out", tmp_path / "r", "--generations", "2", "--seed", "9", "--resume", "--no-progress")
     assert res.returncode == 2 and "experiment.seed" in res.stderr and "--overwrite" in res.stderr
     assert files(tmp_path / "r") == before
+    # fewer generations than the run has made: the champion would be misdescribed
+    res = run_cli(TINY, "--out", tmp_path / "r", "--generations", "1", "--resume", "--no-progress")
+    assert res.returncode == 2 and "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert "already run 2 generations" in res.stderr and "cannot be cut to 1" in res.stderr
+    assert files(tmp_path / "r") == before
 
 
 def test_ctrl_c_checkpoints_and_says_how_to_continue(tmp_path):

@@ -238,6 +238,12 @@ class Evolution:
                              "may change only " + ", ".join(sorted(".".join(k) for k in EXTENDABLE)) +
                              "; start anew with --overwrite or use another --out")
         changes = self.config.changes_from(before)
+        if self.config.evolution["max_generations"] < state.generation:
+            # the champion and logbook come from every generation run; recording a shorter
+            # run over them would misstate where the champion came from
+            raise UsageError(f"{self.run_dir}: this run has already run {state.generation} generations, so it "
+                             f"cannot be cut to {self.config.evolution['max_generations']}; extend it with more, "
+                             "or start anew with --overwrite or another --out")
         if changes:
             self.record_changes(state, changes)
             if state.finished and not self.done(state):
