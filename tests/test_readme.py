@@ -129,9 +129,15 @@ def _capped(args: list[str], flag: str, cap: int) -> list[str]:
     return out
 
 
+#: flags whose value a command writes (or keeps as a cache it fills when absent), so it need not exist
+WRITTEN = ("--out", "--examples", "--log")
+
+
 def _named_files(args: list[str]) -> list[str]:
     # champion seats are found below (also inside NAME=SEAT arguments)
-    files = [a for a in args if a.endswith((".toml", ".npz")) and "champion:" not in a]
+    written = {i + 1 for i, a in enumerate(args) if a in WRITTEN}
+    files = [a for i, a in enumerate(args)
+             if a.endswith((".toml", ".npz")) and "champion:" not in a and i not in written]
     for a in args:
         files += re.findall(r"champion:([^,@\s]+)", a)
     return files
