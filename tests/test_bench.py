@@ -78,6 +78,11 @@ def test_networks_table_in_process(capsys):
     res = json.loads(capsys.readouterr().out)
     arch = res["spades"]["seat"]["architecture"]
     assert (arch["n_in"], arch["n_h1"], arch["n_h2"]) == (416, 16, 16) and res["target"]["value"] is None
+    # an int16 second layer: named in the table, no target (another architecture)
+    assert bench.main(["networks", "--games", "spades", "--encodings", "card", "--layer2", "int16", "--seconds",
+                       "0.05", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "156-156-156-52  int16" in out and "target" not in out
 
 
 def test_evolution_json_smoke():
@@ -110,6 +115,7 @@ def test_engine_table_in_process(capsys):
         (["engine", "--deals", "0"], "'0'"),
         (["engine", "--nope"], "'--nope'"),
         (["networks", "--encodings", "card,deep"], "'deep'"),
+        (["networks", "--layer2", "int8"], "'int8'"),
     ],
 )
 def test_bad_arguments_exit_2(args, needle, capsys):

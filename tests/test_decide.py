@@ -88,17 +88,19 @@ def test_replay_matches_engine(game, options, seats):
                                           ("jass", {})])
 def test_seat_encoding_network_replay_matches_engine(tmp_path, game, options, encoding):
     """A network of the seat encoding (voids, who played what, the ordered-up Euchre card
-    in the dealer's hand) decides in ``evolve.agent`` as in the engine."""
-    from evolve.agents.genomes.champion import Champion, save_champion
+    in the dealer's hand) decides in ``evolve.agent`` as in the engine (the second with an
+    int16 second layer, saved and loaded as a champion)."""
+    from evolve.agents.genomes.champion import Champion, load_champion, save_champion
     from evolve.agents.genomes.evolvable import NetworkAgent
     from evolve.agents.network.architecture import Architecture
 
     g = evolve.make_game(game, **options)
     seats = []
     for k in range(2):
-        arch = Architecture.for_game(g, encoding, (16, 16))
+        arch = Architecture.for_game(g, encoding, (16, 16), layer2="int16" if k else "float32")
         genome = arch.random_genome(np.random.default_rng(k))
         save_champion(tmp_path / f"net{k}", Champion(NetworkAgent(arch, "simple"), genome, {"game": game}))
+        assert load_champion(tmp_path / f"net{k}").agent.arch == arch
         seats.append(f"champion:{tmp_path / f'net{k}'}")
     _replay_matches_engine(game, options, [seats[0], "random", seats[1], "random:bidder=simple"], n=12)
 

@@ -37,6 +37,7 @@ EXPECTED = {
     "unknown_game.toml": "experiment.game: got 'chess'; expected one of spades, euchre, sueca, jass",
     "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
     "bad_encoding.toml": "network.encoding: got 'pixels'; expected card, hand, seat or seat_context",
+    "bad_layer2.toml": "network.layer2: got 'int8'; expected float32 or int16",
     "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
     "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, "
                             "fixed_spades",

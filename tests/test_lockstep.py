@@ -27,10 +27,12 @@ TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 
 
 def _nets(game, rng, *encodings):
-    """Random networks; an encoding ending in "+direct" has direct connections."""
+    """Random networks; an encoding ending in "+direct" has direct connections, one ending
+    in "+int16" an int16 second layer."""
     out = []
     for k, enc in enumerate(encodings):
-        arch = Architecture.for_game(game, enc.split("+")[0], direct=enc.endswith("+direct"))
+        arch = Architecture.for_game(game, enc.split("+")[0], direct=enc.endswith("+direct"),
+                                     layer2="int16" if enc.endswith("+int16") else "float32")
         out.append(Champion(arch, arch.random_genome(rng)).spec(f"net{k}"))
     return out
 
@@ -50,7 +52,7 @@ def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit(
     # random seat; standard bidding exercises the bidders before the play
     g = make_game("spades", partnership=True, bidding="standard")
     rng = np.random.default_rng(1)
-    seats = [*_nets(g, rng, "card", "hand", "seat+direct"), "random"]
+    seats = [*_nets(g, rng, "card", "hand+int16", "seat+direct"), "random"]
     a = evolve.play(g, seats, 1500, seed=4, record=True)
     b = evolve.play(g, seats, 1500, seed=4, record=True, lockstep=True)
     assert _same(a, b) and (b.score != 0).any()
@@ -74,7 +76,7 @@ def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit(
 def test_euchre_with_passed_out_deals_and_lone_hands_is_the_batch_kernel_bit_for_bit():
     g = make_game("euchre")
     rng = np.random.default_rng(2)
-    seats = [*_nets(g, rng, "card", "hand", "seat"), "random"]     # the networks bid with the simple bidder
+    seats = [*_nets(g, rng, "card", "hand", "seat+int16"), "random"]    # the networks bid with the simple bidder
     a = evolve.play(g, seats, 3000, seed=1, record=True)
     b = evolve.play(g, seats, 3000, seed=1, record=True, lockstep=True)
     assert _same(a, b)

@@ -13,7 +13,7 @@ import pytest
 
 import evolve
 from evolve.agents.genomes.champion import Champion
-from evolve.agents.network.architecture import Architecture, column_blocks, output_index, padded
+from evolve.agents.network.architecture import Architecture, column_blocks, output_index, padded, quantize_w2
 from evolve.agents.network.play import (
     CONTEXT_CAP,
     CONTEXT_INPUTS,
@@ -21,8 +21,10 @@ from evolve.agents.network.play import (
     ENC_CONTEXT,
     ENC_HAND,
     ENC_SEAT,
+    H1_BITS,
     H_W1_ID,
     H_W1_SCALE,
+    H_W2_SCALE,
     HEADER,
     LANES,
     network_card,
@@ -125,11 +127,17 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
     return x
 
 
-def reference_outputs(arch: Architecture, genome: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Outputs before the (monotonic) output tanh, in float64."""
+def reference_outputs(arch: Architecture, genome: np.ndarray, x: np.ndarray, int16: bool = False) -> np.ndarray:
+    """Outputs before the (monotonic) output tanh, in float64; ``int16``: with the second
+    layer as the int16 option computes it (h1 and W2 rounded to their fixed points)."""
     p = arch.unpack(genome)
     h1 = np.tanh(x @ p["W1"] + p["b1"])
-    h2 = np.tanh(h1 @ p["W2"] + p["b2"])
+    w2 = p["W2"]
+    if int16:
+        h1 = np.rint(h1 * 2.0 ** H1_BITS) / 2.0 ** H1_BITS
+        q, scale = quantize_w2(w2)
+        w2 = q * scale
+    h2 = np.tanh(h1 @ w2 + p["b2"])
     return p["W3T"] @ h2 + p["b3"]
 
 
@@ -285,12 +293,13 @@ def test_context_inputs_carry_spades_bids():
     assert (bids.reshape(4, CONTEXT_CAP)[:, 0] > 0).all()
 
 
+@pytest.mark.parametrize("layer2", ["float32", "int16"])
 @pytest.mark.parametrize("encoding", ENCODINGS)
-def test_outputs_and_choices_match_reference(positions, encoding):
+def test_outputs_and_choices_match_reference(positions, encoding, layer2):
     """Outputs near the float64 reference; the incremental path (one ``work`` for the
     whole sequence) bit-identical to a fresh evaluation; the choice is the best legal card."""
     g, pos = positions
-    arch = Architecture.for_game(g, encoding)
+    arch = Architecture.for_game(g, encoding, layer2=layer2)
     rng = np.random.default_rng(2)
     genome = arch.random_genome(rng)
     params = packed_at(arch, genome)
@@ -303,7 +312,8 @@ def test_outputs_and_choices_match_reference(positions, encoding):
         incremental += n > 0
         network_outputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size), fresh)
         np.testing.assert_array_equal(out, fresh)
-        ref = reference_outputs(arch, genome, reference_inputs(arch, g, seat, mode, hand, pub))
+        x = reference_inputs(arch, g, seat, mode, hand, pub)
+        ref = reference_outputs(arch, genome, x, int16=layer2 == "int16")
         np.testing.assert_allclose(out, ref, rtol=0, atol=OUT_TOL)
         card = network_card(
             arch.kind, params, 3, 3 + arch.packed_size, seat, g.rules, mode, hand, legal, pub, RNGS, shared
@@ -595,3 +605,49 @@ def test_engine_plays_the_reference_choice(game_name):
                 assert values[card] >= max(values.values()) - TIE_TOL, (i, seat, card, values)
                 checked += 1
         assert checked > 0
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_int16_second_layer_is_its_fixed_point_reference_and_its_sums_stay_exact(game_name):
+    """The int16 second layer computes what its fixed-point reference says (h1 and W2
+    rounded, float64 after that) to float32 accuracy, for any weight scale: even with
+    weights so large that every column's sum comes near the int32 limit, nothing wraps."""
+    g, pos = random_positions(game_name, 3, seed=6)
+    for hidden, weight in (((256, 128), 1.0), ((33, 17), 0.01), ((40, 24), 300.0)):
+        arch = Architecture.for_game(g, "seat", hidden=hidden, layer2="int16")
+        genome = arch.random_genome(np.random.default_rng(7)) * weight
+        params = arch.pack(genome)
+        q, scale = quantize_w2(arch.unpack(genome)["W2"])
+        assert params[H_W2_SCALE] == scale * 2.0 ** -H1_BITS
+        column = np.abs(q.astype(np.int64)).sum(axis=0).max() * 2 ** H1_BITS
+        assert 2**30 <= column < 2**31 or np.abs(q).max() > 16383      # the tighter of the two limits is reached
+        work = np.zeros(arch.work_size)
+        out = np.zeros(arch.n_out, np.float32)
+        for seat, hand, legal, mode, pub, _ in pos:
+            network_outputs(arch.kind, params, 0, seat, g.rules, mode, hand, pub, work, out)
+            ref = reference_outputs(arch, genome, reference_inputs(arch, g, seat, mode, hand, pub), int16=True)
+            np.testing.assert_allclose(out, ref, rtol=1e-4, atol=OUT_TOL * max(1.0, weight))
+
+
+def test_int16_packs_two_rows_to_a_word_and_is_smaller():
+    g = make_game("euchre")
+    for hidden in ((256, 128), (33, 17)):
+        f = Architecture.for_game(g, "seat", hidden=hidden)
+        i = Architecture.for_game(g, "seat", hidden=hidden, layer2="int16")
+        genome = f.random_genome(np.random.default_rng(1))
+        a, b = f.pack(genome), i.pack(genome)
+        assert a[H_W2_SCALE] == 0 and b[H_W2_SCALE] > 0
+        assert i.packed_size == f.packed_size - (hidden[0] - (hidden[0] + 1) // 2) * padded(hidden[1]) // 2
+        words = b[HEADER:].view(np.int32)
+        p1, p2 = padded(hidden[0]), padded(hidden[1])
+        start = f.n_in * p1 + p1
+        q, _ = quantize_w2(f.unpack(genome)["W2"])
+        pairs = words[start:start + (hidden[0] + 1) // 2 * p2].view(np.int16)
+        if len(column_blocks(hidden[1])) == 1:
+            pairs = pairs.reshape(-1, p2, 2)
+            np.testing.assert_array_equal(pairs[:, :hidden[1], 0], q[0::2])
+            np.testing.assert_array_equal(pairs[:hidden[0] // 2, :hidden[1], 1], q[1::2])
+            assert not pairs[:, hidden[1]:].any()
+        assert Architecture(**i.to_json()) == i and "layer2" not in f.to_json()
+    with pytest.raises(ValueError, match="unknown layer2 'int8'; valid: float32, int16"):
+        Architecture.for_game(g, "seat", layer2="int8")

@@ -195,7 +195,7 @@ def run_networks(args) -> dict:
     for e in encodings:
         if e not in ENCODINGS:
             raise UsageError(f"--encodings: unknown encoding {e!r}; valid: {', '.join(ENCODINGS)}")
-    return bench_networks(args.seconds, args.games, encodings, args.repeats, hidden=args.hidden)
+    return bench_networks(args.seconds, args.games, encodings, args.repeats, hidden=args.hidden, layer2=args.layer2)
 
 
 def format_networks(res: dict) -> str:
@@ -210,6 +210,8 @@ def _add_networks(sub) -> None:
     p.add_argument("--encodings", default="card,hand,seat", help="comma-separated encodings (card, hand, seat)")
     p.add_argument("--hidden", type=_hidden_arg, default=None,
                    help="hidden sizes H1,H2 for every encoding (default: the thesis's rule per encoding)")
+    p.add_argument("--layer2", choices=("float32", "int16"), default="float32",
+                   help="number format of the second layer's weights (network.layer2)")
     p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
     p.add_argument("--repeats", type=_positive_int, default=3)
     _json_and_run(p, run_networks, format_networks)

@@ -100,6 +100,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "true (direct per-card feature connections to the outputs: would win the "
             "trick, wins it for certain, strength, partner winning, points) or false",
         ),
+        "layer2": Key(
+            (str,),
+            "float32",
+            "float32 or int16 (the second layer's weights and inputs in int16 fixed point: "
+            "about half the time of the second layer, results within float32 rounding of it)",
+            lambda s: s in ("float32", "int16"),
+        ),
         "bidder": Key(
             (str,),
             "default",
@@ -339,7 +346,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("evolution", "partner"), ("evolution", "progress_every"), ("evolution", "progress_deals"),
     ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
     ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
-    ("network", "direct"), ("evolution", "tournament"), ("imitation", "dagger_rounds"), ("imitation", "targets"),
+    ("network", "direct"), ("network", "layer2"), ("evolution", "tournament"), ("imitation", "dagger_rounds"),
+    ("imitation", "targets"),
     ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
     ("imitation", "holdout"), ("imitation", "init"), ("imitation", "logits"),
     ("evolution", "stages"), ("evolution", "opponent_hall"), ("evolution", "opponent_hall_every"),

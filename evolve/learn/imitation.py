@@ -506,7 +506,9 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
     n_held = 0 if held_out is None else len(held_out)
     later = [] if schedule == "constant" and held_out is None else [schedule, n_held]
     later += [] if (init, logits_of) == ("small", "tanh") else [init, logits_of]
-    key = hashlib.sha256(json.dumps([name, arch.to_json(), epochs, settings["learning_rate"], settings["batch"], seed,
+    # the training is float64 whatever number format the second layer plays in
+    trained_arch = {k: v for k, v in arch.to_json().items() if k != "layer2"}
+    key = hashlib.sha256(json.dumps([name, trained_arch, epochs, settings["learning_rate"], settings["batch"], seed,
                                      settings.get("targets", "choice"),
                                      round_, len(demos), _digest_array(demos.target),
                                      None if start is None else _digest_array(start), *later],

@@ -2,8 +2,9 @@
 
 ``Architecture`` names the layers of a genome, its size and the scratch memory a seat
 needs; ``pack`` / ``pack_many`` write the header and the weights in the kernel's layout
-(``evolve.agents.network.play``): W1 as int32 fixed point (``quantize_w1``), the rest as
-float32, hidden layers padded to 16 lanes."""
+(``evolve.agents.network.play``): W1 as int32 fixed point (``quantize_w1``), W2 as float32
+or int16 fixed point (``layer2``, ``quantize_w2``), the rest as float32, hidden layers
+padded to 16 lanes."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ from evolve.agents.network.play import (
     ENC_CONTEXT,
     ENC_HAND,
     ENC_SEAT,
+    H1_BITS,
     H_DIRECT,
     H_W1_ID,
     H_W1_SCALE,
+    H_W2_SCALE,
     HEADER,
     KMAX,
     LANES,
@@ -54,6 +57,7 @@ PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
 W1_BITS = {"card": 24, "hand": 21, "seat": 22, "seat_context": 22}
 
 ENCODINGS = ("card", "hand", "seat", "seat_context")
+LAYER2 = ("float32", "int16")   # number formats of the second layer's weights
 CARD_BASED = ("card", "seat", "seat_context")   # one output per card of the deck
 KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT, "seat_context": NET_CONTEXT}  # card-play kinds
 HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT, "seat_context": ENC_CONTEXT}  # slot 0
@@ -142,6 +146,26 @@ def quantize_w1(w1: np.ndarray, encoding: str) -> tuple[np.ndarray, np.ndarray]:
     return np.rint(q, out=q).astype(np.int32), scale
 
 
+def quantize_w2(w2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """W2 [..., n_h1, n_h2] as int16 fixed point and its scale (W2 ~ q * scale), one
+    power of 2 per matrix: as fine as int16 holds the largest |weight| and as no column's
+    sum can leave int32 with the first layer rounded to multiples of 2**-``H1_BITS`` in
+    [-1, 1] (so the int32 sums are exact)."""
+    w2 = np.asarray(w2, np.float64)
+    if not np.isfinite(w2).all():
+        raise ValueError("network weights must be finite")
+    big = np.abs(w2).max(axis=(-2, -1), initial=0.0)
+    column = np.abs(w2).sum(axis=-2).max(axis=-1, initial=0.0)
+    # |h1| <= 2**H1_BITS after rounding and each weight rounds by at most half a step:
+    # 2**H1_BITS (column / scale + n_h1 / 2) <= 2**31 - 1
+    room = (2.0 ** 31 - 1) / 2.0 ** H1_BITS - w2.shape[-2] / 2
+    bits = np.minimum(np.floor(np.log2(32767.0 / np.maximum(big, 2.0 ** -60))),
+                      np.floor(np.log2(room / np.maximum(column, 2.0 ** -60))))
+    scale = 2.0 ** -bits
+    q = np.rint(w2 / scale[..., None, None])
+    return q.astype(np.int16), scale
+
+
 _ID_MULTIPLIERS: dict[int, np.ndarray] = {}
 
 
@@ -177,17 +201,22 @@ class Architecture:
     n_out: int
     bias: bool = True
     direct: bool = False    # direct per-card feature connections to the outputs (``_direct_features``)
+    layer2: str = "float32"  # the second layer's weights: float32, or int16 fixed point (faster)
+
+    def __post_init__(self):
+        if self.layer2 not in LAYER2:
+            raise ValueError(f"unknown layer2 {self.layer2!r}; valid: {', '.join(LAYER2)}")
 
     @classmethod
     def for_game(cls, game, encoding: str = "card", hidden: tuple[int, int] | None = None, bias: bool = True,
-                 direct: bool = False):
+                 direct: bool = False, layer2: str = "float32"):
         """The Spades thesis's architecture (hidden sizes default to round(2/3 in + out)), with or
         without direct feature connections."""
         info = getattr(game, "info", game)
         n_in, n_out = encoding_sizes(info, encoding)
         h = default_hidden(n_in, n_out)
         h1, h2 = hidden if hidden else (h, h)
-        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias), bool(direct))
+        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias), bool(direct), layer2)
 
     @property
     def kind(self) -> int:
@@ -270,7 +299,16 @@ class Architecture:
         out[:, H_W1_ID] = _w1_ids(i32[:, :pos], scale)
         f32[:, pos:pos + self.n_h1] = p["b1"]
         pos += p1
-        pos += _put_blocked(f32[:, pos:], p["W2"])
+        if self.layer2 == "int16":
+            q2, scale2 = quantize_w2(p["W2"])
+            pairs = np.zeros((n, self.n_h1 + self.n_h1 % 2, self.n_h2), np.int16)
+            pairs[:, :self.n_h1] = q2
+            # rows 2i and 2i + 1 of a column side by side: one int32 word, low half first
+            pairs = np.ascontiguousarray(np.stack([pairs[:, 0::2], pairs[:, 1::2]], axis=-1)).view(np.int32)[..., 0]
+            pos += _put_blocked(i32[:, pos:], pairs)
+            out[:, H_W2_SCALE] = scale2 * 2.0 ** -H1_BITS
+        else:
+            pos += _put_blocked(f32[:, pos:], p["W2"])
         f32[:, pos:pos + self.n_h2] = p["b2"]
         pos += p2
         f32[:, pos:pos + self.n_out * p2].reshape(n, self.n_out, p2)[:, :, :self.n_h2] = p["W3T"]
@@ -284,11 +322,16 @@ class Architecture:
     def packed_size(self) -> int:
         """Length of ``pack``'s float64 vector."""
         p1, p2 = padded(self.n_h1), padded(self.n_h2)
-        n = self.n_in * p1 + p1 + self.n_h1 * p2 + p2 + self.n_out * p2 + self.n_out
+        rows2 = (self.n_h1 + 1) // 2 if self.layer2 == "int16" else self.n_h1
+        n = self.n_in * p1 + p1 + rows2 * p2 + p2 + self.n_out * p2 + self.n_out
         n += DIRECT_FEATURES if self.direct else 0
         return HEADER + (n + 1) // 2
 
     def to_json(self) -> dict:
         out = {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,
                "n_h2": self.n_h2, "n_out": self.n_out, "bias": self.bias}
-        return {**out, "direct": True} if self.direct else out
+        if self.direct:
+            out["direct"] = True
+        if self.layer2 != "float32":
+            out["layer2"] = self.layer2
+        return out

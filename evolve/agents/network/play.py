@@ -3,7 +3,8 @@ card- and hand-based architectures; ``docs/evolving.md``).
 
 A network agent's parameter vector is ``header + weights`` (see ``Architecture.pack``):
 
-    header  = [encoding, n_in, n_h1, n_h2, n_out, w1_scale, w1_id, 0]    (HEADER float64)
+    header  = [encoding, n_in, n_h1, n_h2, n_out, w1_scale, w1_id, direct, w2_scale, 0 ...]
+              (HEADER float64)
     weights = W1 [n_in, P1] int32 fixed point (W1 / w1_scale, rounded), b1 [P1],
               W2 [n_h1, P2], b2 [P2], W3T [n_out, P2], b3 [n_out]       (float32)
 
@@ -14,6 +15,15 @@ weights and biases are zero, so padded hidden units are tanh(0) = 0 and change n
 (``column_blocks``), each block row-major; with at most ``KMAX * LANES`` = 256 hidden
 units (every default architecture) that is plain row-major. ``w1_id`` identifies the
 first-layer weights (a hash; see the cache below).
+
+With ``layer2 = "int16"`` (``w2_scale`` > 0) W2 is int16 fixed point instead, two rows to
+a 4-byte word: W2 [ceil(n_h1 / 2), P2] int32, each word holding rows 2i (low half) and
+2i + 1 (high half) of a column. The first hidden layer is rounded to int16 too
+(multiples of 2**-``H1_BITS``), the second layer's sums are exact int32 (``gemv_pairs``,
+which the CPU runs as ``vpdpwssd``: twice the multiply-adds of a float32 fused
+multiply-add per instruction, on half the bytes of weights to stream), then
+``sum * w2_scale + b2``. The weight scale keeps every sum in range (``quantize_w2``), so
+the layer is a pure function of its inputs.
 
 Two hidden tanh layers; the agent plays the legal card whose output is highest (outputs
 of illegal cards are never computed; a lone legal card is played without evaluating the
@@ -87,6 +97,7 @@ from evolve.agents.network.simd import (
     fast_tanh,
     gemm_rows,
     gemv_block,
+    gemv_pairs,
 )
 from evolve.games.bits import ONE, ZERO, bit, count, has, lowest
 from evolve.games.knowledge import may_hold, turned_up_card
@@ -117,17 +128,20 @@ ENC_CONTEXT = 3
 SEAT_INPUTS = 8  # seat-based inputs per card (see _seat_masks)
 CONTEXT_CAP = 6  # tricks taken and bids are counted up to this many (see _context_mask)
 CONTEXT_INPUTS = 5 + 8 * CONTEXT_CAP
-HEADER = 8
+HEADER = 16     # a multiple of 8: the weights stay 64-byte aligned
 H_W1_SCALE = 5  # header slots
 H_W1_ID = 6
 H_DIRECT = 7    # number of direct per-card features (0: none)
+H_W2_SCALE = 8  # int16 second layer: the scale of its int32 sums (0: float32 second layer)
+H1_BITS = 13    # int16 second layer: h1 in (-1, 1) is rounded to multiples of 2**-13
 SUIT_INPUTS = 4
 
 
 # -------------------------------------------------------------------- scratch memory
 # ``work`` is cut into four equal regions, one per seat (whatever network plays there, so
 # networks of different shapes at one table keep apart). A seat's region, in 4-byte
-# words: h1 f32[P1] | h2 f32[P2] | rows i32[n_in] | values i32[n_in] (padded to 16 words),
+# words: h1 f32[P1] | h2 f32[P2] | rows i32[n_in] | values i32[n_in] | h1 as int16 pairs
+# i32[P1 / 2] (padded to 16 words),
 # then the seat's record: REC64 int64 slots, the first-layer sum acc i32[P1], then the
 # bitwise complement of both (a record is used only when intact: other agents may use
 # ``work`` too). Record slots:
@@ -142,7 +156,7 @@ MAGIC = 0x6E657477_6F726B31  # "network1"
 @njit(cache=True, inline="always")
 def _region_words(n_in, p1, p2):
     """(start of the record, size) of a seat's region of ``work`` in 4-byte words."""
-    start = (p1 + p2 + 2 * n_in + 15) // 16 * 16
+    start = (p1 + p2 + 2 * n_in + p1 // 2 + 15) // 16 * 16
     return start, start + 2 * (2 * REC64 + p1)
 
 
@@ -185,6 +199,43 @@ def _pass(x, idx, n, W, wofs, ld, b, bofs, y, yofs, k):
         gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 2)
     else:
         gemv_block(x, idx, n, W, wofs, ld, b, bofs, y, yofs, 1)
+
+
+@njit(cache=True, _nrt=False)
+def _pass_pairs(x, n, W, wofs, ld, y, yofs, k):
+    """``gemv_pairs`` with a run-time register count 1..KMAX."""
+    if k == 16:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 16)
+    elif k == 15:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 15)
+    elif k == 14:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 14)
+    elif k == 13:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 13)
+    elif k == 12:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 12)
+    elif k == 11:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 11)
+    elif k == 10:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 10)
+    elif k == 9:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 9)
+    elif k == 8:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 8)
+    elif k == 7:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 7)
+    elif k == 6:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 6)
+    elif k == 5:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 5)
+    elif k == 4:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 4)
+    elif k == 3:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 3)
+    elif k == 2:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 2)
+    else:
+        gemv_pairs(x, n, W, wofs, ld, y, yofs, 1)
 
 
 @njit(cache=True, inline="always")
@@ -557,7 +608,7 @@ def _offsets(params, lo, n_in, n_h1, p1, p2, w1):
     """Offsets into ``params.view(float32)`` of b1, W2, b2, W3T and b3."""
     b1 = w1 + n_in * p1
     w2 = b1 + p1
-    b2 = w2 + n_h1 * p2
+    b2 = w2 + (n_h1 if params[lo + H_W2_SCALE] == 0 else (n_h1 + 1) // 2) * p2
     w3 = b2 + p2
     return b1, w2, b2, w3, w3 + np.int64(params[lo + 4]) * p2
 
@@ -584,6 +635,44 @@ def _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work):
 
 
 @njit(cache=True, inline="always", fastmath=True, error_model="numpy")
+def _layer2(params, lo, seat, work):
+    """The second layer's sums (before tanh) into ``h2`` of the seat's region, from its
+    ``h1``: float32 fused multiply-adds, or int16 fixed point (``H_W2_SCALE``)."""
+    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
+    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
+    w32 = params.view(np.float32)
+    f32 = f64.view(np.float32)
+    w2_scale = params[lo + H_W2_SCALE]
+    if w2_scale == 0:
+        _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+        return
+    i32 = f64.view(np.int32)
+    start = p1 + p2 + 2 * n_in
+    pairs = i32[start:start + p1 // 2]
+    h1q = f64.view(np.int16)[2 * start:2 * start + p1]     # the same words, int16 by int16
+    h1 = f32[0:p1]
+    for j in range(p1):
+        h1q[j] = np.int16(np.rint(h1[j] * _F(2 ** H1_BITS)))
+    n_pairs = (n_h1 + 1) // 2
+    nv = p2 // LANES
+    npass = (nv + KMAX - 1) // KMAX
+    base = nv // npass
+    extra = nv - base * npass
+    wi = params.view(np.int32)
+    col = 0
+    for p in range(npass):                        # the column blocks of ``_dense``
+        k = base + 1 if p < extra else base
+        _pass_pairs(pairs, n_pairs, wi, w2 + n_pairs * col, k * LANES, i32, p1 + col, k)
+        col += k * LANES
+    scale = _F(w2_scale)
+    sums = i32[p1:p1 + p2]
+    h2 = f32[p1:p1 + p2]
+    bias = w32[b2:b2 + p2]
+    for j in range(p2):
+        h2[j] = _F(sums[j]) * scale + bias[j]
+
+
+@njit(cache=True, inline="always", fastmath=True, error_model="numpy")
 def _tanh_h2(params, lo, seat, work):
     """tanh of the second layer's sums in ``h2`` (in place); returns (h2, offset of W3T,
     offset of b3, padded n_h2) with offsets into ``params.view(float32)``."""
@@ -603,11 +692,7 @@ def _hidden(kind, params, lo, seat, rules, mode, hand, pub, work):
     (h2, offset of W3T, offset of b3, padded n_h2, rows summed, fresh start) with offsets
     into ``params.view(float32)``."""
     n, fresh = _hidden1(kind, params, lo, seat, rules, mode, hand, pub, work)
-    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
-    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
-    w32 = params.view(np.float32)
-    f32 = f64.view(np.float32)
-    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    _layer2(params, lo, seat, work)
     h2, w3, b3, p2 = _tanh_h2(params, lo, seat, work)
     return h2, w3, b3, p2, n, fresh
 
@@ -676,23 +761,24 @@ def network_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs
     if count(legal) == 1:
         return lowest(legal)
     network_layer1(kind, params, lo, seat, rules, mode, hand, pub, work)
-    n_in, n_h1, n_h2, n_out, p1, p2, w1, rec, f64 = _seat_region(params, lo, seat, work)
-    b1, w2, b2, w3, b3 = _offsets(params, lo, n_in, n_h1, p1, p2, w1)
-    w32 = params.view(np.float32)
-    f32 = f64.view(np.float32)
-    _dense(f32[0:p1], None, n_h1, w32, w2, n_h1, w32, b2, f32[p1:p1 + p2], 0, p2)
+    _layer2(params, lo, seat, work)
     return network_choose(kind, params, lo, seat, rules, mode, hand, legal, pub, work)
 
 
 # ------------------------------------------------------------- lockstep (many deals)
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
     """The second layer of ``network_card`` for ``m`` deals that wait for the network at
     ``params[lo:]`` (``evolve.runtime.lockstep``): deal k's scratch memory is ``work[slots[k]]`` (a
     row per deal) and its seat ``seats[slots[k]]``; its second layer's sums go into its
     ``h2``, summed in the order of ``network_card`` (the same numbers, bit for bit), but
-    each weight row loaded serves up to ``GEMM_M`` deals. ``xofs``, ``yofs`` are int64
-    scratch of at least ``GEMM_M`` entries."""
+    each weight row loaded serves up to ``GEMM_M`` deals (float32; an int16 second layer
+    runs deal by deal). ``xofs``, ``yofs`` are int64 scratch of at least ``GEMM_M`` entries."""
+    if params[lo + H_W2_SCALE] != 0:
+        for k in range(m):
+            s = slots[k]
+            _layer2(params, lo, seats[s], work[s])
+        return
     n_in = np.int64(params[lo + 1])
     n_h1 = np.int64(params[lo + 2])
     n_h2 = np.int64(params[lo + 3])

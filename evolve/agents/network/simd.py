@@ -22,6 +22,18 @@ def _data(context, builder, ty, value):
     return context.make_array(ty)(context, builder, value).data
 
 
+def _vector_at(builder, base, ofs, vec):
+    """A pointer to the ``vec`` at element ``ofs`` of the pointer ``base``."""
+    return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vec.as_pointer())
+
+
+def _splat(builder, value, vec):
+    """``value`` in every lane of a ``vec``."""
+    v = builder.insert_element(ir.Constant(vec, ir.Undefined), value, ir.Constant(_I32, 0))
+    return builder.shuffle_vector(v, ir.Constant(vec, ir.Undefined), ir.Constant(ir.VectorType(_I32, vec.count),
+                                                                              [0] * vec.count))
+
+
 @intrinsic(prefer_literal=True)
 def gemv_block(typingctx, x, idx, n, W, wofs, ld, b, bofs, y, yofs, K):
     """``y[yofs : yofs + 16K] = b[bofs : bofs + 16K] + sum over r < n of
@@ -43,10 +55,9 @@ def gemv_block(typingctx, x, idx, n, W, wofs, ld, b, bofs, y, yofs, K):
         xa, ia, n_, wa, wofs_, ld_, ba, bofs_, ya, yofs_, _ = args
         lane = _I32 if is_int else _F32
         vec = ir.VectorType(lane, LANES)
-        vptr = vec.as_pointer()
 
         def at(base, ofs):
-            return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vptr)
+            return _vector_at(builder, base, ofs, vec)
 
         xp = _data(context, builder, ta[0], xa)
         wp = _data(context, builder, ta[3], wa)
@@ -63,14 +74,12 @@ def gemv_block(typingctx, x, idx, n, W, wofs, ld, b, bofs, y, yofs, K):
                 bp = _data(context, builder, ta[6], ba)
                 init = builder.load(at(bp, builder.add(bofs_, ir.Constant(_I64, j * LANES))), align=4)
             accs.append(cgutils.alloca_once_value(builder, init))   # mem2reg: registers
-        splat_mask = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
         with cgutils.for_range(builder, n_) as loop:
             r = loop.index
             xv = builder.load(builder.gep(xp, [r], inbounds=True))
             if is_int and xv.type != _I32:
                 xv = builder.trunc(xv, _I32) if xv.type.width > 32 else builder.sext(xv, _I32)
-            xv = builder.insert_element(ir.Constant(vec, ir.Undefined), xv, ir.Constant(_I32, 0))
-            xv = builder.shuffle_vector(xv, ir.Constant(vec, ir.Undefined), splat_mask)
+            xv = _splat(builder, xv, vec)
             row = r
             if indirect:
                 row = builder.sext(builder.load(builder.gep(ip, [r], inbounds=True)), _I64)
@@ -82,6 +91,53 @@ def gemv_block(typingctx, x, idx, n, W, wofs, ld, b, bofs, y, yofs, K):
                 else:
                     v = builder.call(fma, [xv, w, builder.load(accs[j])])
                 builder.store(v, accs[j])
+        for j in range(k):
+            builder.store(builder.load(accs[j]), at(yp, builder.add(yofs_, ir.Constant(_I64, j * LANES))), align=4)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic(prefer_literal=True)
+def gemv_pairs(typingctx, x, n, W, wofs, ld, y, yofs, K):
+    """``y[yofs : yofs + 16K] = sum over r < n of pairdot(x[r], W[wofs + r * ld : + 16K])``
+    of int32 arrays whose words each hold two int16 (low half first): per lane, the low
+    halves' product plus the high halves' (the instruction ``vpmaddwd``, fused into
+    ``vpdpwssd`` where the CPU has AVX-512 VNNI; written as plain vector IR so that
+    LLVM picks what the CPU has). Wrapping int32 sums, exact whenever the result fits.
+    ``K`` (a literal) as in ``gemv_block``. No bounds are checked."""
+    if not isinstance(K, types.IntegerLiteral):
+        return None
+    k = K.literal_value
+    sig = types.void(x, n, W, wofs, ld, y, yofs, K)
+
+    def codegen(context, builder, signature, args):
+        ta = signature.args
+        xa, n_, wa, wofs_, ld_, ya, yofs_, _ = args
+        vec = ir.VectorType(_I32, LANES)
+        halves = ir.VectorType(ir.IntType(16), 2 * LANES)
+        wide = ir.VectorType(_I32, 2 * LANES)
+
+        def at(base, ofs):
+            return _vector_at(builder, base, ofs, vec)
+
+        xp = _data(context, builder, ta[0], xa)
+        wp = _data(context, builder, ta[2], wa)
+        yp = _data(context, builder, ta[5], ya)
+        accs = [cgutils.alloca_once_value(builder, ir.Constant(vec, [0] * LANES)) for _ in range(k)]
+        even = ir.Constant(ir.VectorType(_I32, LANES), list(range(0, 2 * LANES, 2)))
+        odd = ir.Constant(ir.VectorType(_I32, LANES), list(range(1, 2 * LANES, 2)))
+        with cgutils.for_range(builder, n_) as loop:
+            r = loop.index
+            xv = builder.load(builder.gep(xp, [r], inbounds=True))
+            xv = _splat(builder, xv, vec)
+            xw = builder.sext(builder.bitcast(xv, halves), wide)
+            base = builder.add(wofs_, builder.mul(r, ld_))
+            for j in range(k):
+                w = builder.load(at(wp, builder.add(base, ir.Constant(_I64, j * LANES))), align=4)
+                prod = builder.mul(xw, builder.sext(builder.bitcast(w, halves), wide))
+                pair = builder.add(builder.shuffle_vector(prod, prod, even), builder.shuffle_vector(prod, prod, odd))
+                builder.store(builder.add(builder.load(accs[j]), pair), accs[j])
         for j in range(k):
             builder.store(builder.load(accs[j]), at(yp, builder.add(yofs_, ir.Constant(_I64, j * LANES))), align=4)
         return context.get_dummy_value()
@@ -103,7 +159,7 @@ def dot_block(typingctx, x, W, wofs, nv):
         wp = _data(context, builder, ta[1], wa)
 
         def at(base, ofs):
-            return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vec.as_pointer())
+            return _vector_at(builder, base, ofs, vec)
 
         fma = cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32"
@@ -146,7 +202,6 @@ def gemm_rows(typingctx, X, xofs, m, n, W, wofs, ld, b, bofs, Y, yofs, ycol, nv)
         ta = signature.args
         xa, xoa, m_, n_, wa, wofs_, ld_, ba, bofs_, ya, yoa, ycol_, nv_ = args
         vec = ir.VectorType(_F32, LANES)
-        vptr = vec.as_pointer()
         xp = _data(context, builder, ta[0], xa)
         xo = _data(context, builder, ta[1], xoa)
         wp = _data(context, builder, ta[4], wa)
@@ -156,11 +211,10 @@ def gemm_rows(typingctx, X, xofs, m, n, W, wofs, ld, b, bofs, Y, yofs, ycol, nv)
         fma = cgutils.get_or_insert_function(
             builder.module, ir.FunctionType(vec, [vec, vec, vec]), "llvm.fmuladd.v16f32"
         )
-        splat_mask = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
         accs = [[cgutils.alloca_once(builder, vec) for _ in range(GEMM_K)] for _ in range(GEMM_M)]
 
         def at(base, ofs):
-            return builder.bitcast(builder.gep(base, [ofs], inbounds=True), vptr)
+            return _vector_at(builder, base, ofs, vec)
 
         def i64(v):
             return ir.Constant(_I64, v)
@@ -178,8 +232,7 @@ def gemm_rows(typingctx, X, xofs, m, n, W, wofs, ld, b, bofs, Y, yofs, ycol, nv)
                 ws = [builder.load(at(wp, builder.add(base, i64(j * LANES))), align=4) for j in range(kk)]
                 for k in range(mm):
                     xv = builder.load(builder.gep(xp, [builder.add(xs[k], r)], inbounds=True))
-                    xv = builder.insert_element(ir.Constant(vec, ir.Undefined), xv, ir.Constant(_I32, 0))
-                    xv = builder.shuffle_vector(xv, ir.Constant(vec, ir.Undefined), splat_mask)
+                    xv = _splat(builder, xv, vec)
                     for j in range(kk):
                         builder.store(builder.call(fma, [xv, ws[j], builder.load(accs[k][j])]), accs[k][j])
             for k in range(mm):
