@@ -13,6 +13,7 @@ import evolve
 from evolve.agents.genomes.evolvable import NetworkAgent
 from evolve.agents.network.architecture import Architecture, padded
 from evolve.agents.network.direct import DIRECT_FEATURES
+from evolve.agents.network.play import HEADER
 from evolve.games.registry import make_game
 
 # would win now +1, strength -0.25, strength if it would win +0.5: the highest winning card, else the lowest
@@ -79,11 +80,12 @@ def test_direct_architecture_round_trips_and_plain_networks_pack_as_before(tmp_p
     genome = np.random.default_rng(2).uniform(-1, 1, arch.genome_size)
     a, b = arch.pack(genome), plain.pack(genome[:-DIRECT_FEATURES])
     assert a[7] == DIRECT_FEATURES and b[7] == 0 and np.array_equal(a[:7], b[:7])
+    assert np.array_equal(a[8:HEADER], b[8:HEADER])
     p1, p2 = padded(16), padded(16)
     words = 156 * p1 + p1 + 16 * p2 + p2 + 52 * p2 + 52     # every 4-byte weight of the plain network
-    assert np.array_equal(a[8:].view(np.uint32)[:words], b[8:].view(np.uint32)[:words])
+    assert np.array_equal(a[HEADER:].view(np.uint32)[:words], b[HEADER:].view(np.uint32)[:words])
     assert np.array_equal(
-        a[8:].view(np.float32)[words : words + DIRECT_FEATURES], genome[-DIRECT_FEATURES:].astype(np.float32)
+        a[HEADER:].view(np.float32)[words : words + DIRECT_FEATURES], genome[-DIRECT_FEATURES:].astype(np.float32)
     )
     save_champion(tmp_path, Champion(NetworkAgent(arch), genome, {"game": "spades"}))
     back = load_champion(tmp_path / "champion.npz")
