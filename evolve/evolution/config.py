@@ -104,7 +104,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             (str,),
             "float32",
             "float32 or int16 (the second layer's weights and inputs in int16 fixed point: "
-            "about half the time of the second layer, results within float32 rounding of it)",
+            "about 0.6x the time of that layer; the rounding changes play a little)",
             lambda s: s in ("float32", "int16"),
         ),
         "bidder": Key(
