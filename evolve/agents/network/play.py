@@ -239,13 +239,20 @@ def _pass_pairs(x, n, W, wofs, ld, y, yofs, k):
 
 
 @njit(cache=True, inline="always")
-def _dense(x, idx, n, W, wofs, n_rows, b, bofs, y, yofs, width):
-    """``y[yofs : yofs + width] = b[bofs:] + sum over r < n of x[r] * M[row r]`` for the
-    blocked [n_rows, width] matrix M at ``W[wofs:]`` (``width`` padded, ``column_blocks``)."""
+def _column_passes(width):
+    """The column blocks of a padded ``width`` (``column_blocks``): (passes, registers of
+    a pass, how many of the first passes take one register more)."""
     nv = width // LANES
     npass = (nv + KMAX - 1) // KMAX
     base = nv // npass
-    extra = nv - base * npass
+    return npass, base, nv - base * npass
+
+
+@njit(cache=True, inline="always")
+def _dense(x, idx, n, W, wofs, n_rows, b, bofs, y, yofs, width):
+    """``y[yofs : yofs + width] = b[bofs:] + sum over r < n of x[r] * M[row r]`` for the
+    blocked [n_rows, width] matrix M at ``W[wofs:]`` (``width`` padded, ``column_blocks``)."""
+    npass, base, extra = _column_passes(width)
     col = 0
     for p in range(npass):
         k = base + 1 if p < extra else base
@@ -654,10 +661,7 @@ def _layer2(params, lo, seat, work):
     for j in range(p1):
         h1q[j] = np.int16(np.rint(h1[j] * _F(2 ** H1_BITS)))
     n_pairs = (n_h1 + 1) // 2
-    nv = p2 // LANES
-    npass = (nv + KMAX - 1) // KMAX
-    base = nv // npass
-    extra = nv - base * npass
+    npass, base, extra = _column_passes(p2)
     wi = params.view(np.int32)
     col = 0
     for p in range(npass):                        # the column blocks of ``_dense``
@@ -790,10 +794,7 @@ def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
     row = work.shape[1]
     region = row // 4 // 8 * 8                      # as _seat_region, in float64 slots
     flat = work.reshape(-1).view(np.float32)
-    nv = p2 // LANES
-    npass = (nv + KMAX - 1) // KMAX
-    base = nv // npass
-    extra = nv - base * npass
+    npass, base, extra = _column_passes(p2)
     for g in range(0, m, GEMM_M):
         mb = min(GEMM_M, m - g)
         for k in range(mb):
