@@ -168,3 +168,17 @@ def test_serve_load_kill_and_restart_json():
     assert 0 < kill["restart_seconds"] < kill["recovery_seconds"]
     assert res["targets"]["applies"] is False and set(res["targets"]["checks"]) >= {"0 errors", "p99 <= 100 ms"}
     assert bench.main(["serve", "--bots", "9", "--clients", "2"]) == 2
+
+
+def test_evolution_times_a_champion_config(tmp_path):
+    # a recipe with a teacher on visit shares and a founder-kept champion times random
+    # members: the warm start is dropped whole, so what depends on it must not fail
+    from evolve.bench.evolution import bench_generation
+
+    cfg = tmp_path / "recipe.toml"
+    text = open("tests/configs/tiny_spades_es.toml").read().replace('champion = "validated"',
+                                                                       'champion = "founder_unless_better"')
+    cfg.write_text(text + '\n[imitation]\nteacher = "ismcts:iterations=20"\ntargets = "visits"\ndeals = 10\n')
+    res = bench_generation(cfg, repeats=1, generations=1, backend="threads")
+    assert res["population"] == 8 and res["rounds_per_generation"] == 2 * 8 * 8   # member x opponent tables
+    assert res["workers_2"]["seconds_per_generation"] > 0

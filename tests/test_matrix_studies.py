@@ -277,3 +277,15 @@ def test_search_level_study_names_each_champion_against_the_searches():
             assert lv["deals"] == 20000 and any(o.startswith("ismcts:iterations=500") for o in searches)
     assert levels["euchre"]["_game"].options["stick_the_dealer"] is True
     assert "ismcts:iterations=200" in levels["spades"]["opponents"] and "highlow" in levels["spades"]["opponents"]
+
+
+def test_euchre_level_study_is_the_search_level_pairing_on_new_deals():
+    from evolve.evaluate.studies import load_study
+
+    level = load_study(STUDIES / "euchre_level.toml")
+    search = load_study(STUDIES / "search_level.toml")
+    (lv,) = level["levels"]
+    euchre = next(x for x in search["levels"] if x["game"] == "euchre")
+    assert lv["agents"] == euchre["agents"] and lv["opponents"][0] == euchre["opponents"][0]
+    assert lv["_game"].options == euchre["_game"].options
+    assert lv["deals"] == 5 * euchre["deals"] and level["seed"] != search["seed"]     # new deals, five times as many

@@ -140,7 +140,9 @@ def _add_evolution(sub) -> None:
     p = sub.add_parser("evolution", help="one generation's tournament on 1 and 2 workers")
     p.add_argument("--config", default=STUDY_CONFIG,
                    help="experiment TOML (default: the study's procedure, 60 networks of 156-156 hidden units; "
-                        "experiments/spades_cardbased.toml: the main job's generation as it runs)")
+                        "experiments/spades_cardbased.toml: the main job's generation as it runs; "
+                        "experiments/<game>_champion.toml: the recipe's ES generation after its stages, random "
+                        "members without its teacher)")
     p.add_argument("--games", type=_positive_int,
                    help="games_per_generation (default: the config's; for the study, whose thesis tournament plays "
                         "a game at 15 tables, 16: 240 tables of 16 rounds, 4.3x its 900-round generations, a budget "

@@ -20,7 +20,7 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
     population, the
     population shrinks to the members they seat (a run must seat every member; the
     thesis's tournament seats them all at every game)."""
-    from evolve.evolution.config import load_config
+    from evolve.evolution.config import SCHEMA, load_config
     from evolve.evolution.parallel import make_runner
     from evolve.evolution.runner import Evolution
 
@@ -34,7 +34,10 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
         seats = member_seats(games, len(cfg.evolution["opponents"]), cfg.evolution["opponent_share"])
         if seats < cfg.evolution["population"]:
             over["population"] = max(4, seats)
-    cfg = cfg.with_overrides(evolution=over, imitation={"teacher": ""},   # random members: no warm start
+    if cfg.evolution["champion"] == "founder_unless_better":
+        over["champion"] = "validated"      # random members have no founder; the timing never picks a champion
+    no_warm_start = {k: key.default for k, key in SCHEMA["imitation"].items()}   # random members
+    cfg = cfg.with_overrides(evolution=over, imitation=no_warm_start,
                              parallel={"backend": backend} if backend else {})
     evo = Evolution(cfg, progress=False)
     state = evo.initial_state()
