@@ -400,3 +400,60 @@ def test_init_and_logits_keys_are_checked(tmp_path, key, value, expected):
     bad.write_text(TINY.read_text().replace("[evolution]", table))
     with pytest.raises(ConfigError, match=rf"bad.toml: imitation.{key}.*{expected}"):
         load_config(bad)
+
+
+def _tiny_champion(tmp_path, seed=3):
+    """A champion of the tiny config (two generations), in ``tmp_path / "first"``."""
+    cfg = load_config(TINY).with_overrides(evolution={"generations": 2, "max_generations": 2},
+                                           experiment={"seed": seed})
+    evo = Evolution(cfg, run_dir=tmp_path / "first", plot_dir=tmp_path / "p1", progress=False)
+    evo.export_champion(evo.run())
+    return tmp_path / "first"
+
+
+def test_run_starts_from_a_committed_champion(tmp_path):
+    from evolve.agents.genomes.champion import load_champion
+
+    first = _tiny_champion(tmp_path)
+    cfg = load_config(TINY).with_overrides(evolution={"founder": str(first), "generations": 2, "max_generations": 2,
+                                                      "champion": "founder_unless_better", "validation_deals": 200},
+                                           imitation={"noise": 0.02})
+    assert cfg.founder_source == "champion"
+    evo = Evolution(cfg, run_dir=tmp_path / "second", plot_dir=tmp_path / "p2", progress=False)
+    state = evo.initial_state()
+    genome = load_champion(first).genome
+    assert np.array_equal(state.population[0], genome) and np.array_equal(state.founders[0], genome)
+    assert 0 < np.abs(state.population[1:] - genome).mean() < 0.05
+    champ = evo.champion(evo.run())
+    assert champ.meta["founder"] == str(first) and "founder" in champ.meta["validation_candidates"]
+    # the founder's bytes are part of the run: another champion at that path is another run
+    before = cfg.hash()
+    other = _tiny_champion(tmp_path / "other", seed=4)
+    (first / "champion.npz").write_bytes((other / "champion.npz").read_bytes())
+    assert cfg.hash() != before
+
+
+@pytest.mark.parametrize("founder, teacher, needle", [
+    ("{first}", "highlow", "expected one warm start"),
+    ("{tmp}/missing", "", "expected a champion's folder"),
+])
+def test_founder_errors_are_one_line(tmp_path, founder, teacher, needle):
+    from evolve.evolution.config import ConfigError
+
+    first = _tiny_champion(tmp_path)
+    with pytest.raises(ConfigError) as e:
+        load_config(TINY).with_overrides(evolution={"founder": founder.format(first=first, tmp=tmp_path)},
+                                         imitation={"teacher": teacher})
+    assert "evolution.founder" in str(e.value) and needle in str(e.value) and "\n" not in str(e.value)
+
+
+def test_founder_of_another_game_or_network_is_refused(tmp_path):
+    from evolve.evolution.config import ConfigError
+
+    first = _tiny_champion(tmp_path)
+    with pytest.raises(ConfigError, match="is a spades champion; expected a sueca one"):
+        load_config(TINY).with_overrides(experiment={"game": "sueca"}, evolution={"founder": str(first)})
+    cfg = load_config(TINY).with_overrides(network={"hidden": [16, 10]}, evolution={"founder": str(first)})
+    with pytest.raises(ConfigError, match=r"evolution.founder: .* differs from the run's agent in n_h1 12 "
+                                          r"\(the run's: 16\)"):
+        Evolution(cfg, run_dir=tmp_path / "second", plot_dir=tmp_path / "p2", progress=False)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evolve.core.errors import UsageError
+from evolve.core.files import npz_json_paths
 from evolve.evolution.strategies import STRATEGIES
 
 
@@ -224,6 +225,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "deals) or founder_unless_better (the founder unless the best is better on them, its CI above zero)",
             lambda s: s in ("hall_of_fame", "validated", "founder_unless_better"),
         ),
+        "founder": Key(
+            (str,), "",
+            "a champion's folder or champion.npz written by python -m evolve.run for this run's agent (its genome "
+            "is generation 0's founder and the ES's start; empty: no founder from a champion)",
+        ),
         "validation_deals": Key(
             (int,), 4000, "a positive integer (deals per candidate when the champion is validated)", _pos
         ),
@@ -351,7 +357,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
     ("imitation", "holdout"), ("imitation", "init"), ("imitation", "logits"),
     ("evolution", "stages"), ("evolution", "opponent_hall"), ("evolution", "opponent_hall_every"),
-    ("imitation", "dagger_teacher"), ("imitation", "dagger_learning_rate"), ("imitation", "dagger_data"))}
+    ("imitation", "dagger_teacher"), ("imitation", "dagger_learning_rate"), ("imitation", "dagger_data"),
+    ("evolution", "founder"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:
@@ -388,7 +395,7 @@ class Config:
 
     @property
     def founder_source(self) -> str | None:
-        """See ``founder_source``: ``"imitation"``, ``"start point"`` or None."""
+        """See ``founder_source``: ``"imitation"``, ``"champion"``, ``"start point"`` or None."""
         return founder_source(self.as_dict())
 
     def hash(self) -> str:
@@ -416,6 +423,10 @@ class Config:
         for (section, key), default in ADDED_KEYS.items():
             if section in d and d[section].get(key) == default:
                 del d[section][key]     # keys added later leave older configs' hashes as they were
+        if d["evolution"].get("founder"):      # the founder's bytes determine the run, not only its path
+            npz, _ = npz_json_paths(d["evolution"]["founder"], "champion", "champion")
+            d["evolution"]["founder"] = {"path": d["evolution"]["founder"],
+                                         "sha256": hashlib.sha256(npz.read_bytes()).hexdigest()}
         return d
 
     def changes_from(self, other: "Config") -> dict[str, tuple]:
@@ -510,17 +521,39 @@ def validate(data: dict, path: Path | None = None) -> Config:
         _check_agent(out["agent"], g, fail)
     _resolve_bidders(out, g, fail)
     _check_evolution(out["evolution"], g, fail)
+    if out["evolution"]["founder"]:
+        _check_founder(out, g, fail)
     if out["evolution"]["champion"] == "founder_unless_better" and founder_source(out) is None:
         fail("evolution.champion", "got 'founder_unless_better' but the run has no founder; expected an "
-                                   "[imitation] teacher (or a parametric [agent] whose init is not uniform), or "
-                                   "champion = \"validated\"")
+                                   "[imitation] teacher, an [evolution] founder (or a parametric [agent] whose "
+                                   "init is not uniform), or champion = \"validated\"")
     return Config(path=path, **out)
+
+
+def _check_founder(out: dict, g, fail) -> None:
+    """``[evolution] founder``: a readable champion of the run's game, and the run's only
+    warm start (its agent is checked against the run's when the run builds it)."""
+    from evolve.agents.genomes.champion import load_champion
+
+    path = out["evolution"]["founder"]
+    if out["imitation"]["teacher"]:
+        fail("evolution.founder", f"got {path!r} beside an [imitation] teacher; expected one warm start, the "
+                                  "founder or the teacher")
+    try:
+        champion = load_champion(path)
+    except UsageError as e:
+        fail("evolution.founder", f"{e}; expected a champion's folder or champion.npz written by python -m evolve.run")
+    if champion.game != g.name:
+        fail("evolution.founder", f"{path} is a {champion.game} champion; expected a {g.name} one")
 
 
 def founder_source(sections: dict) -> str | None:
     """Where generation 0's founder, a champion candidate to the end, comes from:
-    ``"imitation"`` (the genome trained on an ``[imitation]`` teacher), ``"start point"``
-    (a parametric agent whose init is not uniform), or None (no founder)."""
+    ``"imitation"`` (the genome trained on an ``[imitation]`` teacher), ``"champion"``
+    (the genome of the champion ``[evolution] founder``), ``"start point"`` (a parametric
+    agent whose init is not uniform), or None (no founder)."""
+    if sections["evolution"].get("founder"):
+        return "champion"
     if sections["imitation"]["teacher"]:
         return "imitation"
     if sections["agent"]["kind"] != "network" and sections["agent"]["init"] != "uniform":

@@ -25,7 +25,7 @@ from deap import tools
 
 from evolve.agents.bidding.bidders import resolve_bidder
 from evolve.agents.callback_slot import compiles_deferred
-from evolve.agents.genomes.champion import Champion, save_champion, start_genome
+from evolve.agents.genomes.champion import Champion, load_champion, save_champion, start_genome
 from evolve.agents.genomes.evolvable import (
     NetworkAgent,
     ParametricAgent,
@@ -91,6 +91,16 @@ def evolvable_of(cfg: Config, game):
     return ParametricAgent(definition, game, pair)
 
 
+def _difference(have: dict, want: dict) -> str:
+    """What differs between two agents' ``to_json()`` (``{"architecture": {...}}`` or
+    ``{"agent": {...}}``), key by key, the run's value in brackets."""
+    if have.keys() != want.keys():
+        return f"its kind, {next(iter(have))} (the run's: {next(iter(want))})"
+    a, b = next(iter(have.values())), next(iter(want.values()))
+    return ", ".join(f"{k} {a.get(k)!r} (the run's: {b.get(k)!r})" for k in sorted(set(a) | set(b))
+                     if a.get(k) != b.get(k))
+
+
 @dataclass
 class Evolution:
     """An experiment: config, output folders, workers and reporters."""
@@ -121,6 +131,7 @@ class Evolution:
         if cfg.imitation["targets"] == "visits" and cfg.imitation["teacher"].partition(":")[0] != "ismcts":
             raise ConfigError(f"{where}: imitation.targets: \"visits\" are an ISMCTS teacher's root visit shares; "
                               f"expected an ismcts teacher, got {cfg.imitation['teacher']!r} (or targets = \"choice\")")
+        self.founder_units = self.champion_founder() if cfg.founder_source == "champion" else None
         # seats are parsed without compiling the callbacks they need: ``prepare_kernels``
         # compiles those and the run's one engine kernel side by side
         with compiles_deferred() as self.callbacks:
@@ -144,6 +155,17 @@ class Evolution:
         if not self.reporters:
             self.reporters = [ProgressReporter(self.progress),
                               CheckpointReporter(ev["checkpoint_every"], ev["checkpoint_seconds"]), PlotReporter()]
+
+    def champion_founder(self) -> np.ndarray:
+        """The genome of ``[evolution] founder`` in unit coordinates; the champion must be
+        of this run's agent (the same architecture, or the same parametric blocks)."""
+        path = self.config.evolution["founder"]
+        champion = load_champion(path)
+        have, want = champion.agent.to_json(), self.agent.to_json()
+        if have != want:
+            raise ConfigError(f"{self.config.path or '<config>'}: evolution.founder: {path} differs from the run's "
+                              f"agent in {_difference(have, want)}; expected a champion of the same agent")
+        return to_unit(self.layout, champion.genome[None, :])[0]
 
     def run_families(self) -> tuple[str, ...]:
         """The agent families of every seat the run may play: its members, the tournament's,
@@ -174,15 +196,16 @@ class Evolution:
 
     def initial_state(self) -> RunState:
         """Generation 0: random genomes (the study), or with an ``[imitation]`` teacher the
-        imitating genome plus perturbed copies of it (see ``evolve.learn.imitation``)."""
+        imitating genome plus perturbed copies of it (see ``evolve.learn.imitation``), or
+        with an ``[evolution] founder`` that champion's genome plus perturbed copies."""
         seed = self.config.experiment["seed"]
         rng = np.random.default_rng([seed, 0x5EED])
         agent = self.config.agent
         pop = to_unit(self.layout, self.agent.initial(rng, self.config.evolution["population"], agent["init"],
                                                       agent["noise"], start_genome(self.agent, agent["init"])))
         founders = None
-        if self.config.founder_source == "imitation":
-            founder = self.warm_start()
+        if self.config.founder_source in ("imitation", "champion"):
+            founder = self.warm_start() if self.founder_units is None else self.founder_units
             noise = rng.normal(0.0, self.config.imitation["noise"], pop.shape)
             pop = np.clip(founder + noise, -1.0, 1.0)
             pop[0] = founder
@@ -551,6 +574,8 @@ class Evolution:
             meta["imitation"] = {k: self.config.imitation[k] for k in ("teacher", "opponents", "deals", "epochs")}
             meta["imitation"].update({k: self.config.imitation[k] for k in ("targets", "dagger_rounds", "dagger_deals")
                                       if self.config.imitation[k] != SCHEMA["imitation"][k].default})
+        if self.config.evolution["founder"]:
+            meta["founder"] = self.config.evolution["founder"]
         return Champion(self.agent, self.natural(np.asarray(genome)[None, :])[0].copy(), meta)
 
     def export_champion(self, state: RunState, champion: Champion | None = None) -> Path:
