@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -176,8 +177,9 @@ def test_evolution_times_a_champion_config(tmp_path):
     from evolve.bench.evolution import bench_generation
 
     cfg = tmp_path / "recipe.toml"
-    text = open("tests/configs/tiny_spades_es.toml").read().replace('champion = "validated"',
-                                                                       'champion = "founder_unless_better"')
+    tiny = Path(__file__).parent / "configs" / "tiny_spades_es.toml"    # from any working directory
+    text = tiny.read_text().replace('champion = "validated"',
+                                    'champion = "founder_unless_better"')
     cfg.write_text(text + '\n[imitation]\nteacher = "ismcts:iterations=20"\ntargets = "visits"\ndeals = 10\n')
     res = bench_generation(cfg, repeats=1, generations=1, backend="threads")
     assert res["population"] == 8 and res["rounds_per_generation"] == 2 * 8 * 8   # member x opponent tables
