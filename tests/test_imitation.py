@@ -78,6 +78,58 @@ def test_training_is_reproducible_clamped_and_learns_highlow():
     assert gain.low > 0.4, gain        # HighLow takes ~4.24 tricks per round, a random net ~3.2
 
 
+class _Stop(Exception):
+    """Stands for the interrupt that ends a process mid-training."""
+
+
+@pytest.mark.parametrize("stop_after", [1, 7, 13])
+def test_an_interrupted_training_goes_on_from_its_partial_file_to_the_same_genome(tmp_path, monkeypatch, stop_after):
+    import evolve.learn.imitation as imitation
+
+    g = make_game("spades")
+    arch = Architecture.for_game(g, "card", (16, 16))
+    demos = collect(g, arch, "highlow", ["random"], 200, seed=3)
+    settings = dict(epochs=3, learning_rate=0.01, batch=256, seed=4, schedule="cosine")
+    whole, whole_history = train(arch, demos, **settings)
+    batches_per_epoch = -(-len(demos) // 256)
+    assert 3 * batches_per_epoch > stop_after + 1       # the stop falls inside the training
+
+    partial = tmp_path / "partial.npz"
+    real = imitation._forward_backward
+    calls = {"n": 0}
+
+    def stopping(*args, **kw):
+        if kw.get("grad", True):
+            calls["n"] += 1
+            if calls["n"] > stop_after:
+                raise _Stop
+        return real(*args, **kw)
+
+    monkeypatch.setattr(imitation, "_forward_backward", stopping)
+    with pytest.raises(_Stop):
+        train(arch, demos, **settings, partial=partial, every_seconds=0.0)
+    monkeypatch.setattr(imitation, "_forward_backward", real)
+    assert partial.is_file()
+    resumed, resumed_history = train(arch, demos, **settings, partial=partial, every_seconds=0.0)
+    assert np.array_equal(resumed, whole) and resumed_history == whole_history
+
+
+def test_a_partial_training_of_another_network_is_one_clear_error(tmp_path):
+    from evolve.core.errors import UsageError
+
+    g = make_game("spades")
+    small = Architecture.for_game(g, "card", (8, 8))
+    demos = collect(g, small, "highlow", ["random"], 20, seed=3)
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, genome=np.zeros(3), m=np.zeros(3), v=np.zeros(3),
+             position=np.array(json.dumps({"step": 1, "epoch": 0, "row": 0, "shuffler": {}, "history": []})))
+    with pytest.raises(UsageError, match="another network"):
+        train(small, demos, epochs=1, learning_rate=0.01, batch=64, seed=1, partial=partial)
+    partial.write_bytes(b"not a zip")
+    with pytest.raises(UsageError, match="part-finished imitation training"):
+        train(small, demos, epochs=1, learning_rate=0.01, batch=64, seed=1, partial=partial)
+
+
 def test_run_starts_from_the_clone_and_keeps_it_as_a_candidate(tmp_path):
     cfg = load_config(TINY)
     cfg = cfg.with_overrides(imitation={"teacher": "highlow", "deals": 60, "epochs": 2, "noise": 0.02},

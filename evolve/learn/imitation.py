@@ -33,14 +33,16 @@ then tunes it on the real objective. This is behavioural cloning:
 made in chunks of deals on every worker, each chunk from ``(seed, round, first deal)``
 alone, so the data do not depend on the number of workers; with a ``cache`` folder
 (the run folder's ``imitation/``) every finished chunk and every trained round is
-stored there (plain ``.npz``, no pickles), so an interrupted start loses at most one
-chunk per worker and comes back to the same data and genome.
+stored there (plain ``.npz``, no pickles), and a training in progress every 30 s, so an
+interrupted start loses at most one chunk per worker or 30 s of training and comes back
+to the same data and genome.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +51,7 @@ import numpy as np
 from evolve.agents.network.architecture import Architecture, output_index
 from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import network_inputs
+from evolve.core.errors import UsageError
 from evolve.core.files import atomic_write, read_npz
 from evolve.core.optim import adam_step
 from evolve.core.pool import map_ordered
@@ -350,34 +353,56 @@ def _forward_backward(arch: Architecture, weights: dict, demos: Demonstrations, 
     return loss, accuracy, np.concatenate(parts)
 
 
+# An interrupted training loses at most this much work (``train``'s ``partial``).
+PARTIAL_SECONDS = 30.0
+
+
 def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate: float, batch: int, seed: int,
           progress: bool = False, start: np.ndarray | None = None, round_: int = -1, label: str = "imitation: training",
           schedule: str = "constant", held_out: Demonstrations | None = None, init: str = "small",
-          logits_of: str = "tanh") -> tuple[np.ndarray, list[dict]]:
+          logits_of: str = "tanh", partial: Path | None = None,
+          every_seconds: float = PARTIAL_SECONDS) -> tuple[np.ndarray, list[dict]]:
     """A genome (weights in [-1, 1]) trained to pick the demonstrated outputs, and the
     loss/accuracy after each epoch (and on ``held_out``, examples it never trains on);
     from ``start`` when given (DAgger round ``round_``), else from random weights drawn as
     ``init`` says (``INITS``). ``schedule = "cosine"`` decays the step size from
     ``learning_rate`` to 0 along a half cosine over the epochs (a noisy teacher's labels
     otherwise keep the weights moving at the full step size to the end). ``logits_of``:
-    see ``LOGITS``."""
+    see ``LOGITS``.
+
+    With ``partial`` (a file path) the training state (weights, Adam's moments, the
+    step, the epoch and minibatch reached, the shuffling generator as it was at the
+    epoch's start, the history so far) is stored there every ``every_seconds``, and a
+    training that finds the file goes on from it: an interrupted training loses at most
+    that much work and ends with the same genome, bit for bit."""
     from threadpoolctl import threadpool_limits
 
     rng = np.random.default_rng([seed, 0x1417] if round_ < 0 else [seed, 0x1417, round_])
     genome = initial_genome(arch, rng, init) if start is None else np.array(start, np.float64)
-    weights = arch.unpack(genome)            # views into ``genome`` (biases: zeros when off)
     m = np.zeros_like(genome)
     v = np.zeros_like(genome)
-    step = 0
+    step, first_epoch, first_row = 0, 0, 0
     history = []
+    shuffler = rng.bit_generator.state
+    if partial is not None and Path(partial).is_file():
+        genome, m, v, step, first_epoch, first_row, shuffler, history = _read_partial(partial, genome.size)
+    weights = arch.unpack(genome)            # views into ``genome`` (biases: zeros when off)
     probe = np.arange(min(len(demos), 20000))
+    saved = time.monotonic()
     with threadpool_limits(limits=1, user_api="blas"), \
-            progress_line(label, epochs, "epoch", enabled=progress) as bar:
-        for epoch in range(epochs):
+            progress_line(label, epochs, "epoch", enabled=progress, initial=first_epoch) as bar:
+        for epoch in range(first_epoch, epochs):
+            # the generator's state before the shuffle is what a resumed training needs
+            if epoch > first_epoch:
+                shuffler = rng.bit_generator.state
+            rng.bit_generator.state = shuffler
             order = rng.permutation(len(demos))
             rate = step_size(learning_rate, schedule, epoch, epochs)
-            for start in range(0, len(demos), batch):
-                _, _, grad = _forward_backward(arch, weights, demos, order[start:start + batch], logits_of=logits_of)
+            for row in range(first_row if epoch == first_epoch else 0, len(demos), batch):
+                if partial is not None and time.monotonic() - saved >= every_seconds:
+                    _write_partial(partial, genome, m, v, step, epoch, row, shuffler, history)
+                    saved = time.monotonic()
+                _, _, grad = _forward_backward(arch, weights, demos, order[row:row + batch], logits_of=logits_of)
                 step += 1
                 m, v, delta = adam_step(m, v, step, grad, rate, square_first=True)
                 genome -= delta
@@ -393,6 +418,29 @@ def train(arch: Architecture, demos: Demonstrations, epochs: int, learning_rate:
             history.append(record)
             bar.update(1, **shown)
     return genome, history
+
+
+def _write_partial(path: Path, genome, m, v, step: int, epoch: int, row: int, shuffler: dict, history) -> None:
+    """The training state, as plain arrays and JSON (no pickles)."""
+    position = {"step": step, "epoch": epoch, "row": row, "shuffler": shuffler, "history": history}
+    _store_chunk(Path(path), {"genome": genome, "m": m, "v": v, "position": np.array(json.dumps(position))})
+
+
+def _read_partial(path: Path, size: int) -> tuple:
+    """What ``_write_partial`` stored, checked against the genome's size."""
+    stored = read_npz(path, "a stored part-finished imitation training (delete it to train from the start)")
+    try:
+        position = json.loads(str(stored["position"]))
+        arrays = [np.array(stored[k], np.float64) for k in ("genome", "m", "v")]
+        fields = (int(position["step"]), int(position["epoch"]), int(position["row"]), position["shuffler"],
+                  list(position["history"]))
+    except (KeyError, TypeError, ValueError) as e:
+        raise UsageError(f"{path}: not a part-finished imitation training ({e}); delete it to train from the "
+                         "start") from None
+    if any(a.shape != (size,) for a in arrays):
+        raise UsageError(f"{path}: a part-finished training of another network ({arrays[0].size} weights, this "
+                         f"one has {size}); delete it to train from the start")
+    return (*arrays, *fields)
 
 
 # How the trainer starts a network (``imitation.init``):
@@ -518,8 +566,10 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
         stored = _load_chunk(path)
         return stored["genome"], json.loads(str(stored["history"]))
     label = "imitation: training" if round_ < 0 else f"imitation: DAgger round {round_ + 1}, training"
+    partial = path.with_name(f"partial-{path.name}") if path is not None else None
     genome, history = train(arch, demos, epochs, settings["learning_rate"], settings["batch"], seed, progress, start,
-                            round_, label, schedule, held_out, init, logits_of)
+                            round_, label, schedule, held_out, init, logits_of, partial)
     if path is not None:
         _store_chunk(path, {"genome": genome, "history": np.array(json.dumps(history))})
+        partial.unlink(missing_ok=True)
     return genome, history
