@@ -420,6 +420,8 @@ class Config:
             del d["imitation"]      # configs without a warm start keep their earlier hashes
         if d["agent"]["kind"] == "network":
             del d["agent"]          # network configs keep their earlier hashes
+        else:
+            del d["network"]        # a parametric agent plays no network: its defaults do not determine the run
         for (section, key), default in ADDED_KEYS.items():
             if section in d and d[section].get(key) == default:
                 del d[section][key]     # keys added later leave older configs' hashes as they were
