@@ -121,9 +121,14 @@ def test_a_partial_training_of_another_network_is_one_clear_error(tmp_path):
     small = Architecture.for_game(g, "card", (8, 8))
     demos = collect(g, small, "highlow", ["random"], 20, seed=3)
     partial = tmp_path / "partial.npz"
+    shuffler = np.random.default_rng(0).bit_generator.state
     np.savez(partial, genome=np.zeros(3), m=np.zeros(3), v=np.zeros(3),
-             position=np.array(json.dumps({"step": 1, "epoch": 0, "row": 0, "shuffler": {}, "history": []})))
+             position=np.array(json.dumps({"step": 1, "epoch": 0, "row": 0, "shuffler": shuffler, "history": []})))
     with pytest.raises(UsageError, match="another network"):
+        train(small, demos, epochs=1, learning_rate=0.01, batch=64, seed=1, partial=partial)
+    np.savez(partial, genome=np.zeros(small.genome_size), m=np.zeros(small.genome_size), v=np.zeros(small.genome_size),
+             position=np.array(json.dumps({"step": 1, "epoch": 0, "row": 0, "shuffler": {"bit": 1}, "history": []})))
+    with pytest.raises(UsageError, match="not a part-finished imitation training"):
         train(small, demos, epochs=1, learning_rate=0.01, batch=64, seed=1, partial=partial)
     partial.write_bytes(b"not a zip")
     with pytest.raises(UsageError, match="part-finished imitation training"):

@@ -434,6 +434,7 @@ def _read_partial(path: Path, size: int) -> tuple:
         arrays = [np.array(stored[k], np.float64) for k in ("genome", "m", "v")]
         fields = (int(position["step"]), int(position["epoch"]), int(position["row"]), position["shuffler"],
                   list(position["history"]))
+        np.random.default_rng().bit_generator.state = position["shuffler"]     # a generator's state, or refused
     except (KeyError, TypeError, ValueError) as e:
         raise UsageError(f"{path}: not a part-finished imitation training ({e}); delete it to train from the "
                          "start") from None
