@@ -117,13 +117,15 @@ def test_kill_9_loses_at_most_the_checkpoint_interval_and_resumes_exactly(tmp_pa
     deadline = time.time() + 300
     while time.time() < deadline and not ckpt.exists():
         time.sleep(0.02)
-    time.sleep(1.6)
+    # long enough after the first checkpoint that a run writing only that one would lose more than the bound
+    time.sleep(3.5)
     os.kill(proc.pid, signal.SIGKILL)
     killed_at = time.time()
     proc.wait()
     saved = load_checkpoint(ckpt)
     assert not saved.finished, "the run must still be going when it is killed"
-    assert killed_at - ckpt.stat().st_mtime < 1.0 + 0.5       # at most the interval (plus one generation) lost
+    # at most the interval lost, plus a generation and the scheduling slack of a loaded 2-core machine
+    assert killed_at - ckpt.stat().st_mtime < 1.0 + 1.0
     res = run_cli(cfg, "--out", out, "--generations", "1500", "--resume", "--no-progress", "--no-benchmark")
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "ref" / "champion.npz").read_bytes() == (out / "champion.npz").read_bytes()
