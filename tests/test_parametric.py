@@ -264,23 +264,24 @@ def test_a_run_can_start_from_an_evolved_champion(tmp_path):
     assert np.allclose(from_unit(agent.layout, founder[None, :])[0], load_champion(tmp_path / "a").genome)
 
 
-def test_the_network_section_does_not_change_a_parametric_configs_hash(tmp_path):
-    root = Path(__file__).parent.parent
-    markov = load_config(root / "experiments" / "euchre_markov.toml")
-    network = load_config(root / "experiments" / "euchre_champion.toml")
+ROOT = Path(__file__).parent.parent
+
+
+def test_the_network_section_does_not_change_a_parametric_configs_hash():
+    markov = load_config(ROOT / "experiments" / "euchre_markov.toml")
+    network = load_config(ROOT / "experiments" / "euchre_champion.toml")
     for config, unchanged in ((markov, True), (network, False)):
         other_bidder = {"bidder": "simple" if config.network["bidder"] != "simple" else "context"}
         assert (config.with_overrides(network=other_bidder).hash() == config.hash()) is unchanged
 
 
-COMMITTED = sorted(p.parent.name for p in (Path(__file__).parent.parent / "populations").glob("*/champion.json")
-                   if (Path(__file__).parent.parent / "experiments" / f"{p.parent.name}.toml").is_file())
+COMMITTED = sorted(p.parent.name for p in (ROOT / "populations").glob("*/champion.json")
+                   if (ROOT / "experiments" / f"{p.parent.name}.toml").is_file())
 
 
 @pytest.mark.parametrize("name", COMMITTED)
 def test_a_committed_champion_records_the_hash_its_config_gives(name):
     """A config that no longer gives its champion's hash is no longer the recipe of that champion
     (``--resume`` of its run would be refused, and the champion's origin is unclear)."""
-    root = Path(__file__).parent.parent
-    recorded = json.loads((root / "populations" / name / "champion.json").read_text())["config_hash"]
-    assert load_config(root / "experiments" / f"{name}.toml").hash() == recorded
+    recorded = json.loads((ROOT / "populations" / name / "champion.json").read_text())["config_hash"]
+    assert load_config(ROOT / "experiments" / f"{name}.toml").hash() == recorded

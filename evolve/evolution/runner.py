@@ -236,7 +236,8 @@ class Evolution:
         try:
             genome, summary = imitate(self.game, self.arch, self.config.imitation, self.config.experiment["seed"],
                                       self.progress, self.workers, self.engine_families, student=self.agent,
-                                      cache=self.run_dir / "imitation")
+                                      cache=self.run_dir / "imitation",
+                                      checkpoint_seconds=self.config.evolution["checkpoint_seconds"])
         except HeldOutError as e:
             raise ConfigError(f"{self.config.path or '<config>'}: {e}") from None
         self.run_dir.mkdir(parents=True, exist_ok=True)

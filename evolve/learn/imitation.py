@@ -505,16 +505,19 @@ def split_held_out(demos: Demonstrations, n: int) -> tuple[Demonstrations, Demon
 
 
 def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress: bool = False,
-            workers: int = 1, engine_families=(), student=None, cache: Path | None = None) -> tuple[np.ndarray, dict]:
+            workers: int = 1, engine_families=(), student=None, cache: Path | None = None,
+            checkpoint_seconds: float = PARTIAL_SECONDS) -> tuple[np.ndarray, dict]:
     """Collect the teacher's decisions and train a genome on them (``settings`` is the
     config's ``[imitation]`` table), then run its DAgger rounds with ``student`` (the
-    run's ``NetworkAgent``); returns the genome and a summary for the run folder."""
+    run's ``NetworkAgent``); returns the genome and a summary for the run folder. A
+    training in progress is stored in ``cache`` every ``checkpoint_seconds`` (``train``'s
+    ``partial``)."""
     targets = settings.get("targets", "choice")
     demos = collect(game, arch, settings["teacher"], settings["opponents"], settings["deals"], seed, progress, workers,
                     engine_families, cache, targets)
     demos, held_out = split_held_out(demos, settings.get("holdout", 0))
     genome, history = _trained(cache, "clone", arch, demos, settings["epochs"], settings, seed, progress, None, -1,
-                               held_out)
+                               held_out, checkpoint_seconds)
     summary = {"teacher": settings["teacher"], "opponents": settings["opponents"], "deals": settings["deals"],
                "targets": targets, "decisions": len(demos), "held_out": 0 if held_out is None else len(held_out),
                "epochs": settings["epochs"], "schedule": settings.get("schedule", "constant"),
@@ -535,7 +538,7 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
         parts.append(extra)
         demos = Demonstrations.joined(parts)
         genome, hist = _trained(cache, f"dagger{r}", arch, demos, settings.get("dagger_epochs") or settings["epochs"],
-                                dagger_settings, seed, progress, genome, r, held_out)
+                                dagger_settings, seed, progress, genome, r, held_out, checkpoint_seconds)
         summary["dagger"].append({"round": r + 1, "teacher": labeller, "student_decisions": len(extra),
                                   "teacher_agrees": round(agree, 5), "decisions": len(demos), "history": hist})
     if not rounds:
@@ -545,9 +548,10 @@ def imitate(game: Game, arch: Architecture, settings: dict, seed: int, progress:
 
 def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstrations, epochs: int, settings: dict,
              seed: int, progress: bool, start: np.ndarray | None, round_: int,
-             held_out: Demonstrations | None = None) -> tuple[np.ndarray, list[dict]]:
+             held_out: Demonstrations | None = None,
+             checkpoint_seconds: float = PARTIAL_SECONDS) -> tuple[np.ndarray, list[dict]]:
     """``train``, or its stored result when ``cache`` holds the same training (same data,
-    start, settings)."""
+    start, settings); a training in progress is stored every ``checkpoint_seconds``."""
     schedule = settings.get("schedule", "constant")
     init, logits_of = settings.get("init", "small"), settings.get("logits", "tanh")
     # the key of a training made before ``schedule``, ``holdout``, ``init`` and ``logits``
@@ -569,7 +573,7 @@ def _trained(cache: Path | None, name: str, arch: Architecture, demos: Demonstra
     label = "imitation: training" if round_ < 0 else f"imitation: DAgger round {round_ + 1}, training"
     partial = path.with_name(f"partial-{path.name}") if path is not None else None
     genome, history = train(arch, demos, epochs, settings["learning_rate"], settings["batch"], seed, progress, start,
-                            round_, label, schedule, held_out, init, logits_of, partial)
+                            round_, label, schedule, held_out, init, logits_of, partial, checkpoint_seconds)
     if path is not None:
         _store_chunk(path, {"genome": genome, "history": np.array(json.dumps(history))})
         partial.unlink(missing_ok=True)
