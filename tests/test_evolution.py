@@ -38,6 +38,7 @@ EXPECTED = {
     "missing_game.toml": "experiment.game: missing; expected one of spades, euchre, sueca, jass",
     "bad_encoding.toml": "network.encoding: got 'pixels'; expected card, hand, seat or seat_context",
     "bad_layer2.toml": "network.layer2: got 'int8'; expected float32 or int16",
+    "bad_suits.toml": "network.suits: got 'trump_last'; expected as_dealt or trump_first",
     "side_fitness_cutthroat.toml": "evolution.fitness: got 'side_points'; side fitness needs a partnership game",
     "bad_game_option.toml": "game_options: euchre: option setup='fixed_hearts' is invalid; valid values: standard, "
                             "fixed_spades",

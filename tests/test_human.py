@@ -58,7 +58,7 @@ class Pty:
         os.write(self.master, data.encode())
 
     def close(self) -> int:
-        code = self.proc.wait(timeout=30)
+        code = self.proc.wait(timeout=120)   # a cold Numba cache on a loaded machine
         try:
             while select.select([self.master], [], [], 0.2)[0]:
                 self.text += os.read(self.master, 4096).decode(errors="replace")

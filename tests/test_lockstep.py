@@ -28,11 +28,12 @@ TINY = Path(__file__).parent / "configs" / "tiny_spades.toml"
 
 def _nets(game, rng, *encodings):
     """Random networks; an encoding ending in "+direct" has direct connections, one ending
-    in "+int16" an int16 second layer."""
+    in "+int16" an int16 second layer, one ending in "+trump_first" its suits renumbered."""
     out = []
     for k, enc in enumerate(encodings):
         arch = Architecture.for_game(game, enc.split("+")[0], direct=enc.endswith("+direct"),
-                                     layer2="int16" if enc.endswith("+int16") else "float32")
+                                     layer2="int16" if enc.endswith("+int16") else "float32",
+                                     suits="trump_first" if enc.endswith("+trump_first") else "as_dealt")
         out.append(Champion(arch, arch.random_genome(rng)).spec(f"net{k}"))
     return out
 
@@ -76,7 +77,7 @@ def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit(
 def test_euchre_with_passed_out_deals_and_lone_hands_is_the_batch_kernel_bit_for_bit():
     g = make_game("euchre")
     rng = np.random.default_rng(2)
-    seats = [*_nets(g, rng, "card", "hand", "seat+int16"), "random"]    # the networks bid with the simple bidder
+    seats = [*_nets(g, rng, "card+trump_first", "hand", "seat+int16"), "random"]    # the networks bid simply
     a = evolve.play(g, seats, 3000, seed=1, record=True)
     b = evolve.play(g, seats, 3000, seed=1, record=True, lockstep=True)
     assert _same(a, b)

@@ -22,6 +22,7 @@ from evolve.agents.network.play import (
     ENC_HAND,
     ENC_SEAT,
     H1_BITS,
+    H_SUITS,
     H_W1_ID,
     H_W1_SCALE,
     H_W2_SCALE,
@@ -54,6 +55,8 @@ from evolve.games.stepper import TrickState, replay_decisions
 
 GAMES = ("spades", "euchre", "sueca", "jass")
 ENCODINGS = ("card", "hand", "seat", "seat_context")
+# the same, and the card-based ones with the suits renumbered trump first ("encoding+trump_first")
+WITH_SUITS = ENCODINGS + ("card+trump_first", "seat+trump_first", "seat_context+trump_first")
 OUT_TOL = 2e-3      # |kernel output - float64 reference output|
 TIE_TOL = 2e-3      # a choice within this of the best reference output is a near-tie
 RNGS = np.ones(5, np.uint64)
@@ -124,7 +127,32 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
                 k += 1
     if info.n_modes > 1:
         x[arch.n_in - info.n_modes + mode] = 1
+    if arch.suits == "trump_first":
+        x = trump_first_reference(arch, info, mode, x)
     return x
+
+
+def trump_first_sequence(game_name: str, trump: int) -> list[int]:
+    """The suits in the order a trump-first network reads them."""
+    first = [trump] + ([3 - trump] if game_name == "euchre" else [])
+    return first + [s for s in range(4) if s not in first]
+
+
+def trump_first_reference(arch: Architecture, info, mode: int, x: np.ndarray) -> np.ndarray:
+    """The as-dealt input vector ``x`` as a trump-first network reads it: trump's cards in
+    the first suit's rows, in Euchre the left bower's suit second, the other suits in their
+    order; every trump suit the first suit's mode input (modes without trump as dealt)."""
+    per = 3 if arch.encoding == "card" else 8
+    n_ranks = info.n_cards // 4
+    if mode >= 4:
+        return x
+    sequence = trump_first_sequence(info.name, mode)
+    out = x.copy()
+    for pos, suit in enumerate(sequence):
+        out[per * n_ranks * pos:per * n_ranks * (pos + 1)] = x[per * n_ranks * suit:per * n_ranks * (suit + 1)]
+    out[arch.n_in - info.n_modes:arch.n_in - info.n_modes + 4] = 0
+    out[arch.n_in - info.n_modes] = 1
+    return out
 
 
 def reference_outputs(arch: Architecture, genome: np.ndarray, x: np.ndarray, int16: bool = False) -> np.ndarray:
@@ -153,6 +181,15 @@ def random_positions(game_name: str, n_deals: int, seed: int):
 @pytest.fixture(scope="module", params=GAMES)
 def positions(request):
     return random_positions(request.param, 12, seed=11)
+
+
+def network_of(g, encoding: str, **kw) -> Architecture:
+    """``Architecture.for_game`` of an ``encoding[+suits]`` name; skips a trump-first
+    network in a game with one trump mode (refused, as its own test checks)."""
+    encoding, _, suits = encoding.partition("+")
+    if suits and not g.info.trump_first:
+        pytest.skip(f"{g.info.name} has one trump mode: nothing to renumber")
+    return Architecture.for_game(g, encoding, suits=suits or "as_dealt", **kw)
 
 
 def packed_at(arch, genome, lo=3):
@@ -256,10 +293,10 @@ def test_large_weights_keep_fixed_point_in_range():
         np.testing.assert_allclose(out, ref, rtol=1e-4, atol=5 * OUT_TOL)
 
 
-@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("encoding", WITH_SUITS)
 def test_inputs_match_reference(positions, encoding):
     g, pos = positions
-    arch = Architecture.for_game(g, encoding)
+    arch = network_of(g, encoding)
     params = packed_at(arch, arch.random_genome(np.random.default_rng(1)))
     work = np.zeros(arch.work_size)
     x = np.zeros(arch.n_in)
@@ -269,9 +306,9 @@ def test_inputs_match_reference(positions, encoding):
         ref = reference_inputs(arch, g, seat, mode, hand, pub)
         np.testing.assert_array_equal(x, ref)
         assert n == np.count_nonzero(ref)
-        if encoding == "seat_context":
+        if encoding.startswith("seat_context"):
             context += ref[8 * g.info.n_cards:8 * g.info.n_cards + CONTEXT_INPUTS]
-    if encoding == "seat_context":     # the context is read: tricks taken by every offset, and what the game bids
+    if encoding.startswith("seat_context"):     # the context is read: tricks taken by every offset, what the game bids
         assert all(context[5 + CONTEXT_CAP * o] > 0 for o in range(4))
         assert (context[:4] > 0).all() == (g.info.name in ("euchre", "jass"))
         assert not context[5 + 4 * CONTEXT_CAP:].any()         # no bids: Spades is played without bidding here
@@ -294,12 +331,12 @@ def test_context_inputs_carry_spades_bids():
 
 
 @pytest.mark.parametrize("layer2", ["float32", "int16"])
-@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("encoding", WITH_SUITS)
 def test_outputs_and_choices_match_reference(positions, encoding, layer2):
     """Outputs near the float64 reference; the incremental path (one ``work`` for the
     whole sequence) bit-identical to a fresh evaluation; the choice is the best legal card."""
     g, pos = positions
-    arch = Architecture.for_game(g, encoding, layer2=layer2)
+    arch = network_of(g, encoding, layer2=layer2)
     rng = np.random.default_rng(2)
     genome = arch.random_genome(rng)
     params = packed_at(arch, genome)
@@ -320,7 +357,7 @@ def test_outputs_and_choices_match_reference(positions, encoding, layer2):
         )
         cards = cards_of(legal)
         assert card in cards
-        values = {c: ref[output_index(arch, seat, hand, pub, c)] for c in cards}
+        values = {c: ref[output_index(arch, seat, hand, pub, c, mode)] for c in cards}
         assert values[card] >= max(values.values()) - TIE_TOL
     assert incremental > len(pos) // 2
 
@@ -581,8 +618,8 @@ def test_engine_plays_the_reference_choice(game_name):
     g = make_game(game_name)
     rng = np.random.default_rng(9)
     tables = []
-    for encoding in ENCODINGS:
-        arch = Architecture.for_game(g, encoding)
+    for encoding in ENCODINGS + (("seat+trump_first", "card+trump_first") if g.info.trump_first else ()):
+        arch = network_of(g, encoding)
         tables.append([Champion(arch, arch.random_genome(rng)) for _ in range(4)])
     mixed_hand = Architecture.for_game(g, "hand", hidden=(24, 40))
     tables.append([tables[0][0], Champion(mixed_hand, mixed_hand.random_genome(rng)), None, tables[1][1]])
@@ -601,7 +638,7 @@ def test_engine_plays_the_reference_choice(game_name):
                 ref = reference_outputs(
                     champ.arch, champ.genome, reference_inputs(champ.arch, g, seat, mode, hand, pub)
                 )
-                values = {c: ref[output_index(champ.arch, seat, hand, pub, c)] for c in cards}
+                values = {c: ref[output_index(champ.arch, seat, hand, pub, c, mode)] for c in cards}
                 assert values[card] >= max(values.values()) - TIE_TOL, (i, seat, card, values)
                 checked += 1
         assert checked > 0
@@ -651,3 +688,93 @@ def test_int16_packs_two_rows_to_a_word_and_is_smaller():
         assert Architecture(**i.to_json()) == i and "layer2" not in f.to_json()
     with pytest.raises(ValueError, match="unknown layer2 'int8'; valid: float32, int16"):
         Architecture.for_game(g, "seat", layer2="int8")
+
+
+def relabelled_suits(game_name: str, trump: int, new_trump: int) -> list[int]:
+    """The renumbering of the suits that makes ``new_trump`` of ``trump`` and keeps the
+    others in their order (in Euchre: the left bower's suit goes with trump), as
+    ``perm[suit]``: the twin deal a trump-first network must play alike."""
+    old, new = trump_first_sequence(game_name, trump), trump_first_sequence(game_name, new_trump)
+    return [new[old.index(s)] for s in range(4)]
+
+
+@pytest.mark.parametrize("suits", ["trump_first", "as_dealt"])
+@pytest.mark.parametrize("game_name", ["sueca", "euchre", "jass"])
+def test_trump_first_plays_every_trump_suit_alike(game_name, suits):
+    """A deal and its twin with another trump suit (the suits renumbered, the non-trump
+    ones keeping their order): a trump-first network sees the same inputs at every
+    decision and plays the renumbered card, for random weights; a network that sees the
+    suits as dealt does not (the check fails without the renumbering)."""
+    g = make_game(game_name)
+    n_ranks = g.info.n_cards // 4
+    arch = Architecture.for_game(g, "seat", hidden=(48, 24), suits=suits)
+    rng = np.random.default_rng(12)
+    params = arch.pack(arch.random_genome(rng))
+    h = g.info.hand_size
+    same, decisions = 0, 0
+    for _ in range(12):
+        deck = [int(c) for c in rng.permutation(g.info.n_cards)]
+        trump = int(rng.integers(0, 4))
+        perm = relabelled_suits(game_name, trump, int(rng.integers(0, 4)))
+        moved = [perm[c // n_ranks] * n_ranks + c % n_ranks for c in range(g.info.n_cards)]
+        leader = int(rng.integers(0, 4))
+        states = [TrickState(g, [deck[s * h:(s + 1) * h] for s in range(4)], trump, leader),
+                  TrickState(g, [[moved[c] for c in deck[s * h:(s + 1) * h]] for s in range(4)], perm[trump], leader)]
+        works = [np.zeros(arch.work_size), np.zeros(arch.work_size)]
+        while not states[0].done:
+            seat = states[0].to_move
+            assert states[1].to_move == seat
+            inputs, cards = [], []
+            for st, work in zip(states, works):
+                x = np.zeros(arch.n_in)
+                network_inputs(arch.kind, params, 0, seat, g.rules, st.mode, np.uint64(st.hands[seat]), st.pub,
+                               work, x)
+                inputs.append(x)
+                cards.append(network_card(arch.kind, params, 0, arch.packed_size, seat, g.rules, st.mode,
+                                          np.uint64(st.hands[seat]), st.legal_mask(), st.pub, RNGS, work))
+            if suits == "trump_first":
+                np.testing.assert_array_equal(inputs[0], inputs[1])
+                assert cards[1] == moved[cards[0]]
+            decisions += 1
+            same += cards[1] == moved[cards[0]]
+            states[0].play(cards[0])
+            states[1].play(moved[cards[0]])
+    if suits == "as_dealt":
+        assert same < decisions
+
+
+@pytest.mark.parametrize("game_name,encoding", [("spades", "seat"), ("sueca", "hand")])
+def test_trump_first_is_refused_where_it_cannot_apply(game_name, encoding, tmp_path):
+    """Spades has one trump; hand-based outputs are positions in the hand, not cards: one
+    line naming the file and the key."""
+    from evolve.core.errors import UsageError
+    from evolve.evolution.config import load_config
+
+    with pytest.raises(ValueError, match="trump_first"):
+        Architecture.for_game(make_game(game_name), encoding, suits="trump_first")
+    path = tmp_path / "bad.toml"
+    path.write_text(f'[experiment]\ngame = "{game_name}"\n[network]\nencoding = "{encoding}"\n'
+                    'suits = "trump_first"\n')
+    with pytest.raises(UsageError) as e:
+        load_config(path)
+    assert "network.suits" in str(e.value) and str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+
+def test_a_trump_first_champion_reads_back_as_it_was_saved(tmp_path):
+    """The renumbering is part of the champion: saved, read back and played the same; a
+    champion file without ``suits`` (every earlier one) reads as dealt."""
+    from evolve.agents.genomes.champion import load_champion, save_champion
+
+    g = make_game("sueca")
+    arch = Architecture.for_game(g, "seat", hidden=(24, 16), suits="trump_first")
+    champ = Champion(arch, arch.random_genome(np.random.default_rng(4)))
+    save_champion(tmp_path / "c", champ)
+    back = load_champion(tmp_path / "c")
+    assert back.arch == arch and back.arch.to_json()["suits"] == "trump_first"
+    seats = [back.spec("a"), "random", champ.spec("b"), "random"]
+    r = evolve.play(g, seats, 40, seed=2, record=True)
+    assert all(c in cards_of(legal) for i in range(40) for _, _, legal, _, _, c in replay_decisions(g, r, i))
+    assert back.arch.pack(back.genome)[H_SUITS] == arch.pack(champ.genome)[H_SUITS] == arch.suits_code != 0
+    plain = Architecture.for_game(g, "seat", hidden=(24, 16))
+    assert "suits" not in plain.to_json() and plain.pack(champ.genome)[6] != arch.pack(champ.genome)[6]

@@ -193,11 +193,22 @@ def run_networks(args) -> dict:
     from evolve.agents.network.architecture import ENCODINGS
     from evolve.bench.networks import bench_networks
 
+    from evolve.games.registry import GAMES
+
     encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
     for e in encodings:
         if e not in ENCODINGS:
             raise UsageError(f"--encodings: unknown encoding {e!r}; valid: {', '.join(ENCODINGS)}")
-    return bench_networks(args.seconds, args.games, encodings, args.repeats, hidden=args.hidden, layer2=args.layer2)
+    if args.suits == "trump_first":
+        one_trump = [g for g in args.games if not GAMES[g].trump_first]
+        if one_trump:
+            raise UsageError(f"--suits trump_first: {', '.join(one_trump)} has one trump mode; pick --games from "
+                             f"{', '.join(g for g in GAMES if GAMES[g].trump_first)}")
+        if "hand" in encodings:
+            raise UsageError("--suits trump_first: the hand encoding's outputs are hand positions, not cards; pick "
+                             "--encodings from card, seat, seat_context")
+    return bench_networks(args.seconds, args.games, encodings, args.repeats, hidden=args.hidden, layer2=args.layer2,
+                          suits=args.suits)
 
 
 def format_networks(res: dict) -> str:
@@ -214,6 +225,8 @@ def _add_networks(sub) -> None:
                    help="hidden sizes H1,H2 for every encoding (default: the thesis's rule per encoding)")
     p.add_argument("--layer2", choices=("float32", "int16"), default="float32",
                    help="number format of the second layer's weights (network.layer2)")
+    p.add_argument("--suits", choices=("as_dealt", "trump_first"), default="as_dealt",
+                   help="how the networks number the suits (network.suits)")
     p.add_argument("--seconds", type=_positive_float, default=1.5, help="target duration of one timing")
     p.add_argument("--repeats", type=_positive_int, default=3)
     _json_and_run(p, run_networks, format_networks)

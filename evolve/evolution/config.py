@@ -108,6 +108,14 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "about 0.6x the time of that layer; the rounding changes play a little)",
             lambda s: s in ("float32", "int16"),
         ),
+        "suits": Key(
+            (str,),
+            "as_dealt",
+            "as_dealt or trump_first (the suits renumbered so that trump comes first, in Euchre the left "
+            "bower's suit second: one function for every trump suit; card and seat encodings, games whose "
+            "trump varies)",
+            lambda s: s in ("as_dealt", "trump_first"),
+        ),
         "bidder": Key(
             (str,),
             "default",
@@ -352,7 +360,8 @@ ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
     ("evolution", "partner"), ("evolution", "progress_every"), ("evolution", "progress_deals"),
     ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
     ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
-    ("network", "direct"), ("network", "layer2"), ("evolution", "tournament"), ("imitation", "dagger_rounds"),
+    ("network", "direct"), ("network", "layer2"), ("network", "suits"), ("evolution", "tournament"),
+    ("imitation", "dagger_rounds"),
     ("imitation", "targets"),
     ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
     ("imitation", "holdout"), ("imitation", "init"), ("imitation", "logits"),
@@ -522,6 +531,7 @@ def validate(data: dict, path: Path | None = None) -> Config:
         _check_seats(out, g, fail)
         _check_agent(out["agent"], g, fail)
     _resolve_bidders(out, g, fail)
+    _check_network(out["network"], g, fail)
     _check_evolution(out["evolution"], g, fail)
     if out["evolution"]["founder"]:
         _check_founder(out, g, fail)
@@ -692,6 +702,17 @@ def _check_thesis_tournament(ev: dict, fail) -> None:
     if ev["deals"] != "shared":
         fail("evolution.deals", f"got {ev['deals']!r}; tournament = thesis shares each game's deal among its groups "
                                 "(expected shared, or tournament = tables)")
+
+
+def _check_network(network: dict, game, fail) -> None:
+    """``[network] suits``: renumbering the suits needs one output per card and a trump that varies."""
+    if network["suits"] != "trump_first":
+        return
+    if network["encoding"] not in ("card", "seat", "seat_context"):
+        fail("network.suits", f"got 'trump_first' with encoding = {network['encoding']!r}; expected a card-based "
+                              "encoding (card, seat or seat_context) or suits = as_dealt")
+    if not game.info.trump_first:
+        fail("network.suits", f"got 'trump_first' but {game.name} has one trump mode; expected as_dealt")
 
 
 def _check_agent(agent: dict, game, fail) -> None:

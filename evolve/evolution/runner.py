@@ -84,7 +84,7 @@ def evolvable_of(cfg: Config, game):
     if cfg.agent["kind"] == "network":
         hidden = tuple(cfg.network["hidden"]) or None
         arch = Architecture.for_game(game, cfg.network["encoding"], hidden, cfg.network["bias"], cfg.network["direct"],
-                                     cfg.network["layer2"])
+                                     cfg.network["layer2"], cfg.network["suits"])
         return NetworkAgent(arch, cfg.network["bidder"])
     definition = PARAMETRIC[cfg.agent["kind"]]
     pair = cfg.agent["play"] if definition.role == "bid" else f"random:bidder={cfg.agent['bidder']}"

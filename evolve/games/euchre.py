@@ -32,7 +32,7 @@ from evolve.core.errors import checked_int
 from evolve.games.bits import bit, has
 from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
-from evolve.games.info import GameInfo
+from evolve.games.info import GameInfo, trump_first_orders
 from evolve.games.options import Option
 from evolve.games.protocol import PASSED_OUT, Protocol, ProtocolError
 from evolve.games.rules import (
@@ -387,5 +387,6 @@ INFO = GameInfo(
     faces=("9", "10", "J", "Q", "K", "A"), options=OPTIONS, build=build,
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="24 cards, bowers, two bidding rounds, going alone; partnership game to 10",
+    trump_first=trump_first_orders(4, lambda trump: 3 - trump),   # the left bower's suit second
     game_id=GAME_EUCHRE, protocol=EuchreProtocol,
 )

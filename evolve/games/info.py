@@ -25,6 +25,9 @@ class GameInfo:
     mode_names: tuple[str, ...] = ()
     game_id: int = -1                   # rules[P_GAME]
     protocol: type | None = field(default=None, repr=False)   # the game's Protocol subclass
+    # per mode, the position each suit takes when trump comes first (``trump_first_orders``);
+    # empty: the game has one trump mode, so there is nothing to renumber
+    trump_first: tuple[tuple[int, ...], ...] = ()
 
     @property
     def n_rest(self) -> int:
@@ -48,3 +51,23 @@ class GameInfo:
         if suit not in self.suits or face not in self.faces:
             raise ValueError(f"unknown card {name!r} for {self.name}")
         return self.suits.index(suit) * n_ranks + self.faces.index(face)
+
+
+def trump_first_orders(n_modes: int, second_suit=None) -> tuple[tuple[int, ...], ...]:
+    """Per mode, the new position of each of the four suits when the suits are renumbered
+    with trump first: modes 0..3 make that suit trump (every multi-mode game here
+    numbers them so), it goes to position 0, ``second_suit(trump)`` (when given: a suit
+    the rules tie to trump, the Euchre left bower's) to 1, the others after it in their
+    order; the modes without trump (Jass's obe-abe and une-ufe) keep the suits as dealt.
+    Trick-taking rules treat the suits alike but for trump, so a position played with
+    trump first is the same position whatever suit is trump."""
+    orders = []
+    for mode in range(n_modes):
+        if mode >= 4:
+            orders.append((0, 1, 2, 3))
+            continue
+        first = [mode] + ([second_suit(mode)] if second_suit is not None else [])
+        sequence = first + [s for s in range(4) if s not in first]
+        orders.append(tuple(sequence.index(s) for s in range(4)))
+    return tuple(orders)
+

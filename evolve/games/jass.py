@@ -20,7 +20,7 @@ from numba import njit
 
 from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
-from evolve.games.info import GameInfo
+from evolve.games.info import GameInfo, trump_first_orders
 from evolve.games.options import Option
 from evolve.games.protocol import Protocol
 from evolve.games.rules import (
@@ -194,5 +194,6 @@ INFO = GameInfo(
     faces=("6", "7", "8", "9", "10", "J", "Q", "K", "A"), options=OPTIONS, build=build,
     mode_names=("diamonds", "hearts", "spades", "clubs", "obe-abe", "une-ufe"),
     describe="Schieber: 36 cards, six modes with push, 157 points per deal",
+    trump_first=trump_first_orders(6),
     game_id=GAME_JASS, protocol=JassProtocol,
 )

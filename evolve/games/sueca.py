@@ -26,7 +26,7 @@ from evolve.core.errors import checked_int
 from evolve.games.bits import DEAL_STREAM, below
 from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
-from evolve.games.info import GameInfo
+from evolve.games.info import GameInfo, trump_first_orders
 from evolve.games.options import Option
 from evolve.games.protocol import Protocol, ProtocolError
 from evolve.games.rules import (
@@ -189,5 +189,6 @@ INFO = GameInfo(
     faces=("2", "3", "4", "5", "6", "7", "J", "Q", "K", "A"), options=OPTIONS, build=build,
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="40 cards, 120 points, trump from the dealer's card; rubber to 4 game points",
+    trump_first=trump_first_orders(4),
     game_id=GAME_SUECA, protocol=SuecaProtocol,
 )

@@ -170,7 +170,7 @@ def _tag(phase: str, game: Game, network: dict, seats, seed: int, round_: int) -
 
 def _examples_view(arch: Architecture) -> dict:
     """What of the network a teacher's examples depend on: its inputs and outputs."""
-    return {k: v for k, v in arch.to_json().items() if k in ("game", "encoding", "n_in", "n_out")}
+    return {k: v for k, v in arch.to_json().items() if k in ("game", "encoding", "n_in", "n_out", "suits")}
 
 
 def _digest_array(a: np.ndarray) -> str:
@@ -258,7 +258,7 @@ def _relabel_chunk(game: Game, arch: Architecture, specs, mine: tuple, teacher: 
                 n = root_visits(judge.work, game.info.n_cards)
                 share = np.zeros(arch.n_out, np.float32)
                 for c in st.legal:
-                    share[output_index(arch, obs.seat, st.hand, st.pub, c)] = n[c]
+                    share[output_index(arch, obs.seat, st.hand, st.pub, c, st.mode)] = n[c]
                 soft.append(share / share.sum())
     out = {**_arrays(arch, rows), "agree": np.array(agree, bool)}
     if visits:
@@ -289,8 +289,8 @@ class _Example:
                        self.work, self.x)
         row = np.zeros(arch.n_out, bool)
         for c in cards_of(np.uint64(legal)):
-            row[output_index(arch, seat, hand, pub, c)] = True
-        return self.x.astype(np.uint8), row, output_index(arch, seat, hand, pub, card)
+            row[output_index(arch, seat, hand, pub, c, mode)] = True
+        return self.x.astype(np.uint8), row, output_index(arch, seat, hand, pub, card, mode)
 
 
 def warm_replay(game: Game, arch: Architecture) -> None:

@@ -84,7 +84,8 @@ def _network(meta: dict, meta_path: Path) -> NetworkAgent:
     try:
         a = meta["architecture"]
         arch = Architecture(a["game"], a["encoding"], int(a["n_in"]), int(a["n_h1"]), int(a["n_h2"]), int(a["n_out"]),
-                            bool(a["bias"]), bool(a.get("direct", False)), str(a.get("layer2", "float32")))
+                            bool(a["bias"]), bool(a.get("direct", False)), str(a.get("layer2", "float32")),
+                            str(a.get("suits", "as_dealt")))
     except (ValueError, KeyError, TypeError) as e:
         raise UsageError(f"{meta_path}: invalid champion metadata ({e.__class__.__name__}: {e})") from None
     return NetworkAgent(arch, meta.get("bidder", "simple"))

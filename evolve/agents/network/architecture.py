@@ -21,6 +21,7 @@ from evolve.agents.network.play import (
     ENC_SEAT,
     H1_BITS,
     H_DIRECT,
+    H_SUITS,
     H_W1_ID,
     H_W1_SCALE,
     H_W2_SCALE,
@@ -34,6 +35,7 @@ from evolve.agents.network.play import (
     SEAT_INPUTS,
     SUIT_INPUTS,
     _region_words,
+    renumbered_card,
 )
 from evolve.games.bits import GOLDEN, mix64
 from evolve.games.state import (
@@ -58,6 +60,7 @@ W1_BITS = {"card": 24, "hand": 21, "seat": 22, "seat_context": 22}
 
 ENCODINGS = ("card", "hand", "seat", "seat_context")
 LAYER2 = ("float32", "int16")   # number formats of the second layer's weights
+SUITS = ("as_dealt", "trump_first")   # how the network numbers the suits (``evolve.agents.network.play``)
 CARD_BASED = ("card", "seat", "seat_context")   # one output per card of the deck
 KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT, "seat_context": NET_CONTEXT}  # card-play kinds
 HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT, "seat_context": ENC_CONTEXT}  # slot 0
@@ -123,11 +126,27 @@ def _put_blocked(dest: np.ndarray, m: np.ndarray) -> int:
     return pos
 
 
-def output_index(arch: "Architecture", seat: int, hand, pub, card: int) -> int:
-    """The output that scores ``card``: the card itself (card- and seat-based), or its
+def suits_code(game: str, suits: str) -> int:
+    """Header slot ``H_SUITS`` of a network of ``game`` that numbers the suits as
+    ``suits`` says: 0 as dealt; with trump first, byte ``mode`` holds that mode's order
+    (suit s at position (byte >> 2 s) & 3, ``GameInfo.trump_first``)."""
+    if suits == "as_dealt":
+        return 0
+    from evolve.games.registry import GAMES
+
+    return sum(sum(pos << (2 * suit) for suit, pos in enumerate(order)) << (8 * mode)
+               for mode, order in enumerate(GAMES[game].trump_first))
+
+
+def output_index(arch: "Architecture", seat: int, hand, pub, card: int, mode: int = 0) -> int:
+    """The output that scores ``card`` in trump mode ``mode``: the card itself (card- and
+    seat-based; with trump first, the card it is once the suits are renumbered), or its
     position in the seat's hand as dealt, sorted by card id (hand-based)."""
     if arch.encoding in CARD_BASED:
-        return int(card)
+        if arch.suits == "as_dealt":
+            return int(card)
+        order = (arch.suits_code >> (8 * int(mode))) & 0xFF
+        return int(renumbered_card.py_func(int(card), order, arch.n_out // 4))
     dealt = int(hand) | int(np.uint64(pub[PLAYED_BY + seat]))
     return bin(dealt & ((1 << int(card)) - 1)).count("1")
 
@@ -169,7 +188,7 @@ def quantize_w2(w2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 _ID_MULTIPLIERS: dict[int, np.ndarray] = {}
 
 
-def _w1_ids(w1: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def _w1_ids(w1: np.ndarray, scale: np.ndarray, salt: int = 0) -> np.ndarray:
     """A 53-bit id per row of quantised first layers [n, words] (with its scale), for the
     first-layer records: a sum of the 64-bit words times fixed odd multipliers, then the
     SplitMix64 finaliser. One vectorised pass; a hash of bytes per network cost 9 ms per
@@ -184,6 +203,8 @@ def _w1_ids(w1: np.ndarray, scale: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         h = (words * mult).sum(axis=1, dtype=np.uint64)
         h ^= scale.astype(np.float64).view(np.uint64) * GOLDEN
+        if salt:              # the same first layer read with other inputs is another record
+            h ^= np.uint64(salt) * np.uint64(0xD6E8FEB86659FD93)
         h = mix64.py_func(h)                   # the engine's finaliser, on the whole array
     return (h >> np.uint64(11)).astype(np.float64)
 
@@ -202,21 +223,38 @@ class Architecture:
     bias: bool = True
     direct: bool = False    # direct per-card feature connections to the outputs (``_direct_features``)
     layer2: str = "float32"  # the second layer's weights: float32, or int16 fixed point (faster)
+    suits: str = "as_dealt"  # or "trump_first": the suits renumbered so that trump comes first
 
     def __post_init__(self):
         if self.layer2 not in LAYER2:
             raise ValueError(f"unknown layer2 {self.layer2!r}; valid: {', '.join(LAYER2)}")
+        if self.suits not in SUITS:
+            raise ValueError(f"unknown suits {self.suits!r}; valid: {', '.join(SUITS)}")
+        if self.suits == "trump_first":
+            from evolve.games.registry import GAMES
+
+            if self.encoding not in CARD_BASED:
+                raise ValueError(f"suits = \"trump_first\" needs a card-based encoding "
+                                 f"({', '.join(CARD_BASED)}), not {self.encoding!r}")
+            if not GAMES[self.game].trump_first:
+                raise ValueError(f"suits = \"trump_first\" needs a game whose trump varies; {self.game} has one "
+                                 "trump mode")
+
+    @property
+    def suits_code(self) -> int:
+        """Header slot ``H_SUITS`` (``suits_code``)."""
+        return suits_code(self.game, self.suits)
 
     @classmethod
     def for_game(cls, game, encoding: str = "card", hidden: tuple[int, int] | None = None, bias: bool = True,
-                 direct: bool = False, layer2: str = "float32"):
+                 direct: bool = False, layer2: str = "float32", suits: str = "as_dealt"):
         """The Spades thesis's architecture (hidden sizes default to round(2/3 in + out)), with or
         without direct feature connections."""
         info = getattr(game, "info", game)
         n_in, n_out = encoding_sizes(info, encoding)
         h = default_hidden(n_in, n_out)
         h1, h2 = hidden if hidden else (h, h)
-        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias), bool(direct), layer2)
+        return cls(info.name, encoding, n_in, int(h1), int(h2), n_out, bool(bias), bool(direct), layer2, suits)
 
     @property
     def kind(self) -> int:
@@ -296,7 +334,8 @@ class Architecture:
         words = out[:, HEADER:].view(np.uint32)        # the weights, 4-byte words
         i32, f32 = words.view(np.int32), words.view(np.float32)
         pos = _put_blocked(i32, q1)
-        out[:, H_W1_ID] = _w1_ids(i32[:, :pos], scale)
+        out[:, H_SUITS] = self.suits_code
+        out[:, H_W1_ID] = _w1_ids(i32[:, :pos], scale, self.suits_code)
         f32[:, pos:pos + self.n_h1] = p["b1"]
         pos += p1
         if self.layer2 == "int16":
@@ -334,4 +373,6 @@ class Architecture:
             out["direct"] = True
         if self.layer2 != "float32":
             out["layer2"] = self.layer2
+        if self.suits != "as_dealt":
+            out["suits"] = self.suits
         return out

@@ -59,6 +59,13 @@ one-hot of the trump mode):
 
 Only the deciding seat's hand and the public state are read.
 
+With ``suits = "trump_first"`` (card and seat encodings, games with a variable trump) the
+network sees the suits renumbered before its inputs are formed: trump first, in Euchre
+the left bower's suit second, the other suits after them in their order
+(``evolve.games.info.trump_first_orders``; header slot ``H_SUITS`` holds the renumbering
+of each mode). Its outputs are read through the same renumbering, so it plays one
+function for every trump suit: what it learns with hearts trump it knows with clubs.
+
 Speed. The forward pass is bound by streaming the weights from L2:
 
 - the input is sparse, so the first layer is a sum of the active rows of W1;
@@ -133,6 +140,7 @@ H_W1_SCALE = 5  # header slots
 H_W1_ID = 6
 H_DIRECT = 7    # number of direct per-card features (0: none)
 H_W2_SCALE = 8  # int16 second layer: the scale of its int32 sums (0: float32 second layer)
+H_SUITS = 9     # suits renumbered with trump first: per mode a byte of 2-bit suit positions (0: as dealt)
 H1_BITS = 13    # int16 second layer: h1 in (-1, 1) is rounded to multiples of 2**-13
 SUIT_INPUTS = 4
 
@@ -424,23 +432,60 @@ def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
     return n
 
 
+IDENTITY_ORDER = 0b11100100    # suit s at position s
+
+
+@njit(cache=True, inline="always")
+def suit_order(params, lo, mode):
+    """The renumbering of the suits for ``mode`` (a byte: suit s goes to position
+    (byte >> 2 s) & 3), or -1 when the network sees the suits as dealt."""
+    code = np.int64(params[lo + H_SUITS])
+    return (code >> (8 * mode)) & 0xFF if code != 0 else -1
+
+
+@njit(cache=True, inline="always")
+def _renumbered(m, order, n_ranks):
+    """Card mask ``m`` (card = suit * n_ranks + rank) with its suits renumbered by ``order``."""
+    if order < 0 or order == IDENTITY_ORDER:
+        return m
+    full = (ONE << np.uint64(n_ranks)) - ONE
+    out = ZERO
+    for s in range(4):
+        out |= ((m >> np.uint64(s * n_ranks)) & full) << np.uint64(((order >> (2 * s)) & 3) * n_ranks)
+    return out
+
+
+@njit(cache=True, inline="always")
+def renumbered_card(card, order, n_ranks):
+    """The card ``card`` is under the renumbering ``order`` (itself when ``order`` < 0)."""
+    if order < 0:
+        return card
+    suit = card // n_ranks
+    return ((order >> (2 * suit)) & 3) * n_ranks + card - suit * n_ranks
+
+
 @njit(cache=True, _nrt=False)
-def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals):  # noqa: C901 (one kernel)
+def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals, order):  # noqa: C901 (one kernel)
     """The rows (and input values) to add to the seat's record ``acc`` to get the current
     first-layer sum, and whether ``acc`` must be cleared first; updates the record's input
-    state. Returns (number of rows, from scratch)."""
+    state. ``order``: the suits' renumbering (``suit_order``; -1: as dealt). Returns
+    (number of rows, from scratch)."""
     n_modes = rules[P_N_MODES]
     n_ranks = rules[P_N_RANKS]
     inv = (65536 + n_ranks - 1) // n_ranks
     st = rec64 + R_STATE
     valid = i64[rec64 + R_MAGIC] == MAGIC and i64[rec64 + R_KIND] == kind
-    trump_row = n_in - n_modes + mode
+    # with trump first, every trump suit is the first one's mode input
+    seen_mode = mode if order < 0 or mode >= 4 else (order >> (2 * mode)) & 3
+    trump_row = n_in - n_modes + seen_mode
     seat_based = kind == NET_SEAT or kind == NET_CONTEXT
     old_trump = n_in - n_modes + i64[st + (2 if kind == NET_HAND else SEAT_INPUTS if seat_based else 3)]
     n = 0
     if seat_based:
         t1, t2, t3, seen, m1, m2, m3 = _seat_masks(rules, seat, mode, hand, pub)
-        masks = (hand, t1, t2, t3, seen, m1, m2, m3)
+        masks = (_renumbered(hand, order, n_ranks), _renumbered(t1, order, n_ranks), _renumbered(t2, order, n_ranks),
+                 _renumbered(t3, order, n_ranks), _renumbered(seen, order, n_ranks), _renumbered(m1, order, n_ranks),
+                 _renumbered(m2, order, n_ranks), _renumbered(m3, order, n_ranks))
         context = _context_mask(seat, pub) if kind == NET_CONTEXT else ZERO
         base = SEAT_INPUTS * rules[P_N_CARDS]
         old_context = np.uint64(i64[st + SEAT_INPUTS + 1])
@@ -466,11 +511,14 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
                 n = _add_row(rows, vals, n, trump_row, 1)
         for k in range(SEAT_INPUTS):
             i64[st + k] = np.int64(masks[k])
-        i64[st + SEAT_INPUTS] = mode
+        i64[st + SEAT_INPUTS] = seen_mode
         i64[st + SEAT_INPUTS + 1] = np.int64(context)
         return n, not valid
     if kind == NET_CARD:
         trick, seen = _card_masks(rules, hand, pub)
+        hand = _renumbered(hand, order, n_ranks)
+        trick = _renumbered(trick, order, n_ranks)
+        seen = _renumbered(seen, order, n_ranks)
         full = count(hand | trick | seen) + (1 if n_modes > 1 else 0)
         if valid:
             oh = np.uint64(i64[st])
@@ -492,7 +540,7 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
         i64[st] = np.int64(hand)
         i64[st + 1] = np.int64(trick)
         i64[st + 2] = np.int64(seen)
-        i64[st + 3] = mode
+        i64[st + 3] = seen_mode
         return n, not valid
     # hand-based; state: dealt, hand, mode, history length, 4 trick cards, the history
     n_hand = rules[P_HAND]
@@ -597,7 +645,8 @@ def _layer1_sum(kind, params, lo, seat, rules, mode, hand, pub, work, fresh_only
     w1_id = params[lo + H_W1_ID]
     if fresh_only or not (i64[rec64 + R_MAGIC] == MAGIC and f64[rec64 + R_ID] == w1_id and _intact(u64, rec64, n64)):
         i64[rec64 + R_MAGIC] = 0
-    n, fresh = _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals)
+    n, fresh = _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, vals,
+                            suit_order(params, lo, mode))
     w = params.view(np.int32)
     if fresh:
         _dense(vals, rows, n, w, w1, n_in, None, 0, i32, acc, p1)
@@ -718,11 +767,13 @@ def _pick(kind, params, lo, seat, rules, mode, hand, legal, pub, h2, w3, b3, p2)
     best = -1
     best_v = _F(-3.0e38)
     if kind != NET_HAND:          # card-based outputs (card and seat encodings)
+        order = suit_order(params, lo, mode)
+        n_ranks = rules[P_N_RANKS]
         m = legal
         while m != ZERO:
             c = lowest(m)
             m &= m - ONE
-            v = _output(params, h2, w3, b3, p2, c)
+            v = _output(params, h2, w3, b3, p2, renumbered_card(c, order, n_ranks))
             if direct:
                 v += _direct_term(params, d_ofs, rules, mode, c, ctx)
             if v > best_v:
@@ -811,7 +862,8 @@ def network_layer2_many(params, lo, seats, slots, m, work, xofs, yofs):
 @njit(cache=True, _nrt=False, fastmath=True, error_model="numpy")
 def network_outputs(kind, params, lo, seat, rules, mode, hand, pub, work, out):
     """Debugging and tests: every output of the network into ``out[0:n_out]`` (the code
-    path of ``network_card``, including the seat's first-layer record in ``work``).
+    path of ``network_card``, including the seat's first-layer record in ``work``; with
+    trump first, output i scores the card ``renumbered_card`` maps to i).
     Returns the number of first-layer rows summed, negative when the record could not be
     updated (a fresh start)."""
     h2, w3, b3, p2, n, fresh = _hidden(kind, params, lo, seat, rules, mode, hand, pub, work)
