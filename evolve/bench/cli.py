@@ -192,7 +192,6 @@ def _hidden_arg(text: str) -> tuple[int, int]:
 def run_networks(args) -> dict:
     from evolve.agents.network.architecture import ENCODINGS
     from evolve.bench.networks import bench_networks
-
     from evolve.games.registry import GAMES
 
     encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
