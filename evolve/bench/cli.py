@@ -190,22 +190,18 @@ def _hidden_arg(text: str) -> tuple[int, int]:
 
 
 def run_networks(args) -> dict:
-    from evolve.agents.network.architecture import ENCODINGS
+    from evolve.agents.network.architecture import ENCODINGS, trump_first_refusal
     from evolve.bench.networks import bench_networks
-    from evolve.games.registry import GAMES
 
     encodings = [e.strip() for e in args.encodings.split(",") if e.strip()]
     for e in encodings:
         if e not in ENCODINGS:
             raise UsageError(f"--encodings: unknown encoding {e!r}; valid: {', '.join(ENCODINGS)}")
-    if args.suits == "trump_first":
-        one_trump = [g for g in args.games if not GAMES[g].trump_first]
-        if one_trump:
-            raise UsageError(f"--suits trump_first: {', '.join(one_trump)} has one trump mode; pick --games from "
-                             f"{', '.join(g for g in GAMES if GAMES[g].trump_first)}")
-        if "hand" in encodings:
-            raise UsageError("--suits trump_first: the hand encoding's outputs are hand positions, not cards; pick "
-                             "--encodings from card, seat, seat_context")
+    for g in args.games if args.suits == "trump_first" else ():
+        for e in encodings:
+            refusal = trump_first_refusal(g, e)
+            if refusal:
+                raise UsageError(f"--suits: {refusal}")
     return bench_networks(args.seconds, args.games, encodings, args.repeats, hidden=args.hidden, layer2=args.layer2,
                           suits=args.suits)
 

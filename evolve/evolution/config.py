@@ -706,13 +706,11 @@ def _check_thesis_tournament(ev: dict, fail) -> None:
 
 def _check_network(network: dict, game, fail) -> None:
     """``[network] suits``: renumbering the suits needs one output per card and a trump that varies."""
-    if network["suits"] != "trump_first":
-        return
-    if network["encoding"] not in ("card", "seat", "seat_context"):
-        fail("network.suits", f"got 'trump_first' with encoding = {network['encoding']!r}; expected a card-based "
-                              "encoding (card, seat or seat_context) or suits = as_dealt")
-    if not game.info.trump_first:
-        fail("network.suits", f"got 'trump_first' but {game.name} has one trump mode; expected as_dealt")
+    from evolve.agents.network.architecture import trump_first_refusal
+
+    refusal = trump_first_refusal(game, network["encoding"]) if network["suits"] == "trump_first" else None
+    if refusal:
+        fail("network.suits", f"{refusal}; expected as_dealt")
 
 
 def _check_agent(agent: dict, game, fail) -> None:

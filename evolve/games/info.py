@@ -70,4 +70,3 @@ def trump_first_orders(n_modes: int, second_suit=None) -> tuple[tuple[int, ...],
         sequence = first + [s for s in range(4) if s not in first]
         orders.append(tuple(sequence.index(s) for s in range(4)))
     return tuple(orders)
-

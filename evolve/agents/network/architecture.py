@@ -126,6 +126,20 @@ def _put_blocked(dest: np.ndarray, m: np.ndarray) -> int:
     return pos
 
 
+def trump_first_refusal(game, encoding: str) -> str | None:
+    """Why a network of ``encoding`` in ``game`` (a name, ``GameInfo`` or ``Game``) cannot
+    number the suits trump first, or None when it can."""
+    from evolve.games.registry import GAMES
+
+    info = GAMES[game] if isinstance(game, str) else getattr(game, "info", game)
+    if encoding not in CARD_BASED:
+        return (f"trump_first needs a card-based encoding ({', '.join(CARD_BASED)}), not {encoding!r} (its "
+                "outputs are positions in the hand)")
+    if not info.trump_first:
+        return f"trump_first needs a game whose trump varies; {info.name} has one trump mode"
+    return None
+
+
 def suits_code(game: str, suits: str) -> int:
     """Header slot ``H_SUITS`` of a network of ``game`` that numbers the suits as
     ``suits`` says: 0 as dealt; with trump first, byte ``mode`` holds that mode's order
@@ -230,15 +244,9 @@ class Architecture:
             raise ValueError(f"unknown layer2 {self.layer2!r}; valid: {', '.join(LAYER2)}")
         if self.suits not in SUITS:
             raise ValueError(f"unknown suits {self.suits!r}; valid: {', '.join(SUITS)}")
-        if self.suits == "trump_first":
-            from evolve.games.registry import GAMES
-
-            if self.encoding not in CARD_BASED:
-                raise ValueError(f"suits = \"trump_first\" needs a card-based encoding "
-                                 f"({', '.join(CARD_BASED)}), not {self.encoding!r}")
-            if not GAMES[self.game].trump_first:
-                raise ValueError(f"suits = \"trump_first\" needs a game whose trump varies; {self.game} has one "
-                                 "trump mode")
+        refusal = trump_first_refusal(self.game, self.encoding) if self.suits == "trump_first" else None
+        if refusal:
+            raise ValueError(refusal)
 
     @property
     def suits_code(self) -> int:
