@@ -150,6 +150,32 @@ def test_decisions_latency_in_process(capsys):
     assert "--decisions" in capsys.readouterr().err
 
 
+def test_decisions_champions_times_the_agents_and_searches_of_a_levels_study(tmp_path, capsys):
+    """--champions reads the champions and the searches from a levels study: the search
+    opponents are timed and compared with, the rule-based one is left out."""
+    from evolve.bench.decisions import bench_champions, format_champions
+
+    study = tmp_path / "levels.toml"
+    study.write_text('[study]\nname = "t"\nlayout = "levels"\nseed = 1\n\n[[level]]\ngame = "sueca"\n'
+                     'agents = ["cardcounting"]\nopponents = ["ismcts:iterations=20", "highlow"]\ndeals = 10\n\n'
+                     '[[level]]\ngame = "jass"\nagents = ["random"]\nopponents = ["highlow"]\ndeals = 10\n')
+    res = bench_champions(str(study), ["sueca"])
+    assert list(res["games"]) == ["sueca"] and res["machine"]
+    r = res["games"]["sueca"]
+    assert r["searches"] == ["ismcts:iterations=20"] and list(r["cost"]) == ["cardcounting", "ismcts:iterations=20"]
+    # an agent's cost in the engine is the difference of two timings (it may round to 0)
+    assert r["cost"]["ismcts:iterations=20"]["us_per_decision"] > 0
+    assert all(c["api"]["median_us"] > 0 for c in r["cost"].values())
+    text = format_champions(res)
+    assert "× faster than ismcts:iterations=20" in text and "highlow" not in text and res["machine"] in text
+    assert bench.main(["decisions", "--champions", str(study), "--games", "euchre"]) == 2
+    assert "no level of game euchre" in capsys.readouterr().err
+    assert bench.main(["decisions", "--champions", "experiments/studies/euchre_bidding.toml"]) == 2
+    assert 'layout = "levels"' in capsys.readouterr().err
+    assert bench.main(["decisions", "--games", "jass"]) == 2
+    assert "only with --champions" in capsys.readouterr().err
+
+
 def test_serve_load_kill_and_restart_json():
     """A tiny load run: people and a remote bot play, the server is killed with SIGKILL in the
     middle and restarted; no answered action is lost or taken twice, every table comes back."""

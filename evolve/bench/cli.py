@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any, Callable, Sequence
 
+from evolve.bench.decisions import CHAMPIONS_STUDY
 from evolve.bench.engine import (
     _ORIGINAL_ENV,
     _REEXEC_FLAG,
@@ -228,15 +229,20 @@ def _add_networks(sub) -> None:
 
 
 def run_decisions(args) -> dict:
-    from evolve.bench.decisions import bench_decisions
+    from evolve.bench.decisions import bench_champions, bench_decisions
 
+    if args.champions:
+        return bench_champions(args.champions, args.games, seed=args.seed)
+    if args.games:
+        raise UsageError("--games: only with --champions")
     return bench_decisions(n=args.decisions, seed=args.seed)
 
 
 def format_decisions(res: dict) -> str:
-    from evolve.bench.decisions import format_decisions as fmt
+    from evolve.bench.decisions import format_champions
+    from evolve.bench.decisions import format_decisions as format_latency
 
-    return fmt(res)
+    return format_champions(res) if "machine" in res else format_latency(res)
 
 
 def _add_decisions(sub) -> None:
@@ -244,6 +250,11 @@ def _add_decisions(sub) -> None:
                                          "ISMCTS-100)")
     p.add_argument("--decisions", type=_positive_int, default=300, help="positions timed per agent")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--champions", nargs="?", const=CHAMPIONS_STUDY, default=None,
+                   metavar="STUDY", help="instead: each game's champions and the searches they were measured "
+                   "against, in the engine and through evolve.agent, from a levels study (default: "
+                   "%(const)s)")
+    p.add_argument("--games", type=_games_arg, default=None, help="with --champions: only these games")
     _json_and_run(p, run_decisions, format_decisions)
 
 

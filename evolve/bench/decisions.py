@@ -11,6 +11,15 @@ decision are timed, after a warm-up (compiles and cache loads are not timed):
   with an observation it receives: validation, the public-state rebuild, the decision).
 
 Figures are the median and the 90th percentile over the positions, in microseconds.
+
+``--champions [STUDY]`` times instead what issue 20's cost target compares: each level
+of the search-level study (``experiments/studies/search_level.toml`` by default) gives a
+game, its champions (the level's agents) and the search agents they were measured
+against (the level's opponents of the search family); each is timed in the engine and
+through ``evolve.agent`` (``evolve.evaluate.levels.decision_costs``), with how many times
+faster than each search the champions decide. The ratios depend on the machine (its
+caches above all: a network streams its weights at every decision), so the machine is
+named with them.
 """
 
 from __future__ import annotations
@@ -18,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.evaluate.latency import WARM_UP, positions, time_calls
+
+CHAMPIONS_STUDY = "experiments/studies/search_level.toml"
 
 # (label, seat string, game, game options)
 AGENTS = (
@@ -57,4 +68,59 @@ def format_decisions(res: dict) -> str:
         a, f = r["act_us"], r["from_json_us"]
         lines.append(f"  {label:30s} {r['game']:7s} {r['decisions']:5d}  {a['median']:11.1f} {a['p90']:9.1f}  "
                      f"{f['median']:17.1f} {f['p90']:9.1f}")
+    return "\n".join(lines)
+
+
+def machine() -> str:
+    """The CPU's model name and the number of cores this process may use."""
+    import os
+    import platform
+
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), name)
+    except OSError:
+        pass
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{name}, {cores} cores"
+
+
+def bench_champions(study: str = CHAMPIONS_STUDY, games=None, seed: int = 0) -> dict:
+    """Per level of the levels study ``study`` (only ``games``, when given): the cost of a
+    decision of its agents and of its search opponents (``decision_costs``)."""
+    from evolve.agents.kinds import SEARCH_KINDS
+    from evolve.agents.registry import parse_seat
+    from evolve.core.errors import UsageError
+    from evolve.evaluate.levels import decision_costs
+    from evolve.evaluate.studies import load_study
+    from evolve.runtime.play import shared_engine
+    from evolve.runtime.precompile import prepare_seats
+
+    loaded = load_study(study)
+    if "levels" not in loaded:
+        raise UsageError(f"{study}: --champions needs a study with layout = \"levels\" (its [[level]] tables name "
+                         "the champions and the searches)")
+    levels = [lv for lv in loaded["levels"] if games is None or lv["_game"].name in games]
+    if not levels:
+        raise UsageError(f"{study}: no level of game {', '.join(games)}; its games: "
+                         + ", ".join(lv["_game"].name for lv in loaded["levels"]))
+    out = {"machine": machine(), "study": str(study), "games": {}}
+    for level in levels:
+        g = level["_game"]
+        searches = [o for o in level["opponents"] if SEARCH_KINDS[0] <= parse_seat(o, g).play_kind < SEARCH_KINDS[1]]
+        seats = list(dict.fromkeys(level["agents"] + searches))
+        with shared_engine(prepare_seats(g, seats)):
+            out["games"][g.name] = {"agents": level["agents"], "searches": searches,
+                                    "cost": decision_costs(g, seats, seed)}
+    return out
+
+
+def format_champions(res: dict) -> str:
+    """The tables printed by ``python -m evolve.bench decisions --champions``."""
+    from evolve.evaluate.levels import cost_table
+
+    lines = [f"evolve.bench decisions --champions  ({res['study']}; machine: {res['machine']})"]
+    for game, r in res["games"].items():
+        lines += ["", f"## {game}", "", *cost_table(r["cost"], r["searches"])]
     return "\n".join(lines)

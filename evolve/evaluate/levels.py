@@ -99,14 +99,40 @@ def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool
                     bar.update(1)
             bar.close()
             seats = list(dict.fromkeys(agents + opponents))
-            cost = {s: {**engine_cost(s, g.name, dict(g.options), seed, ENGINE_SECONDS),
-                        "api": decision_latency(s, g.name, dict(g.options), LATENCY_POSITIONS, seed)}
-                    for s in seats}
+            cost = decision_costs(g, seats, seed)
         entry = {"game": g.name, "options": played_options(g), "deals": n, "cells": cells, "cost": cost,
                  "bidders": bidders(g, seats, [parse_seat(s, g) for s in seats])}
         levels.append(entry)
         texts.append(level_table(g, entry, agents, opponents))
     return {"levels": levels}, "\n\n".join(texts)
+
+
+def decision_costs(g, seats: list[str], seed: int) -> dict:
+    """What one card-play decision of each of ``seats`` costs in game ``g``, one core: in
+    the engine (``engine_cost``) and, under ``"api"``, through ``evolve.agent``
+    (``decision_latency``)."""
+    return {s: {**engine_cost(s, g.name, dict(g.options), seed, ENGINE_SECONDS),
+                "api": decision_latency(s, g.name, dict(g.options), LATENCY_POSITIONS, seed)}
+            for s in seats}
+
+
+def cost_table(cost: dict, opponents: list[str]) -> list[str]:
+    """Markdown lines: each agent of ``cost`` (``decision_costs``) with its cost per
+    decision and how many times faster than each of ``opponents`` it decides in the engine."""
+    lines = ["What one card-play decision costs, one core: in the engine (the agent in all four seats minus "
+             "Random in all four, per card) and through `evolve.agent` (median and 90th percentile; about 4-5 µs "
+             "of it is Python's call overhead).", "",
+             "| agent | in the engine, µs per decision | decisions/s | "
+             + " | ".join(f"× faster than {o}" for o in opponents) + " | through evolve.agent, µs (p90) |",
+             "|---|---|---|" + "---|" * len(opponents) + "---|"]
+    for s, c in cost.items():
+        ratios = [cost[o]["us_per_decision"] / c["us_per_decision"] if c["us_per_decision"] > 0 else float("inf")
+                  for o in opponents]
+        api = c["api"]
+        lines.append(f"| {s} | {c['us_per_decision']:.2f} | {c['per_second']:,.0f} | "
+                     + " | ".join(f"{r:,.1f}" for r in ratios)
+                     + f" | {api['median_us']:.1f} ({api['p90_us']:.1f}) |")
+    return lines
 
 
 def level_table(g, entry: dict, agents: list[str], opponents: list[str]) -> str:
@@ -134,18 +160,5 @@ def level_table(g, entry: dict, agents: list[str], opponents: list[str]) -> str:
             if gm and gm["completed"] else "-"
         score = f" {signed_ci(c['diff_score'], 3)} {verdict(c['diff_score'])} |" if g.partnership else ""
         lines.append(f"| {c['row']} | {c['col']} | {first} | {signed_ci(d, 3)} {verdict(d)} |{score} {games} |")
-    cost = entry["cost"]
-    lines += ["", "What one card-play decision costs, one core: in the engine (the agent in all four seats minus "
-              "Random in all four, per card) and through `evolve.agent` (median and 90th percentile; about 4-5 µs "
-              "of it is Python's call overhead).", "",
-              "| agent | in the engine, µs per decision | decisions/s | "
-              + " | ".join(f"× faster than {o}" for o in opponents) + " | through evolve.agent, µs (p90) |",
-              "|---|---|---|" + "---|" * len(opponents) + "---|"]
-    for s, c in cost.items():
-        ratios = [cost[o]["us_per_decision"] / c["us_per_decision"] if c["us_per_decision"] > 0 else float("inf")
-                  for o in opponents]
-        api = c["api"]
-        lines.append(f"| {s} | {c['us_per_decision']:.2f} | {c['per_second']:,.0f} | "
-                     + " | ".join(f"{r:,.1f}" for r in ratios)
-                     + f" | {api['median_us']:.1f} ({api['p90_us']:.1f}) |")
+    lines += ["", *cost_table(entry["cost"], opponents)]
     return head + "\n\n" + "\n".join(lines)
