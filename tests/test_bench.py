@@ -159,13 +159,13 @@ def test_decisions_champions_times_the_agents_and_searches_of_a_levels_study(tmp
     study.write_text('[study]\nname = "t"\nlayout = "levels"\nseed = 1\n\n[[level]]\ngame = "sueca"\n'
                      'agents = ["cardcounting"]\nopponents = ["ismcts:iterations=20", "highlow"]\ndeals = 10\n\n'
                      '[[level]]\ngame = "jass"\nagents = ["random"]\nopponents = ["highlow"]\ndeals = 10\n')
-    res = bench_champions(str(study), ["sueca"])
-    assert list(res["games"]) == ["sueca"] and res["machine"]
-    r = res["games"]["sueca"]
+    res = bench_champions(str(study), ["sueca"], n=20)
+    assert [r["game"] for r in res["levels"]] == ["sueca"] and res["machine"]
+    r = res["levels"][0]
     assert r["searches"] == ["ismcts:iterations=20"] and list(r["cost"]) == ["cardcounting", "ismcts:iterations=20"]
     # an agent's cost in the engine is the difference of two timings (it may round to 0)
     assert r["cost"]["ismcts:iterations=20"]["us_per_decision"] > 0
-    assert all(c["api"]["median_us"] > 0 for c in r["cost"].values())
+    assert all(c["api"]["median_us"] > 0 and c["api"]["decisions"] == 20 for c in r["cost"].values())
     text = format_champions(res)
     assert "× faster than ismcts:iterations=20" in text and "highlow" not in text and res["machine"] in text
     assert bench.main(["decisions", "--champions", str(study), "--games", "euchre"]) == 2

@@ -232,7 +232,7 @@ def run_decisions(args) -> dict:
     from evolve.bench.decisions import bench_champions, bench_decisions
 
     if args.champions:
-        return bench_champions(args.champions, args.games, seed=args.seed)
+        return bench_champions(args.champions, args.games, seed=args.seed, n=args.decisions)
     if args.games:
         raise UsageError("--games: only with --champions")
     return bench_decisions(n=args.decisions, seed=args.seed)

@@ -86,15 +86,16 @@ def machine() -> str:
     return f"{name}, {cores} cores"
 
 
-def bench_champions(study: str = CHAMPIONS_STUDY, games=None, seed: int = 0) -> dict:
+def bench_champions(study: str = CHAMPIONS_STUDY, games=None, seed: int = 0, n: int = 300) -> dict:
     """Per level of the levels study ``study`` (only ``games``, when given): the cost of a
-    decision of its agents and of its search opponents (``decision_costs``)."""
+    decision of its agents and of its search opponents (``decision_costs``; ``n``
+    positions through ``evolve.agent``)."""
     from evolve.agents.kinds import SEARCH_KINDS
     from evolve.agents.registry import parse_seat
     from evolve.core.errors import UsageError
     from evolve.evaluate.levels import decision_costs
     from evolve.evaluate.studies import load_study
-    from evolve.runtime.play import shared_engine
+    from evolve.runtime.play import played_options, shared_engine
     from evolve.runtime.precompile import prepare_seats
 
     loaded = load_study(study)
@@ -105,22 +106,24 @@ def bench_champions(study: str = CHAMPIONS_STUDY, games=None, seed: int = 0) -> 
     if not levels:
         raise UsageError(f"{study}: no level of game {', '.join(games)}; its games: "
                          + ", ".join(lv["_game"].name for lv in loaded["levels"]))
-    out = {"machine": machine(), "study": str(study), "games": {}}
+    out = {"machine": machine(), "study": str(study), "levels": []}
     for level in levels:
         g = level["_game"]
         searches = [o for o in level["opponents"] if SEARCH_KINDS[0] <= parse_seat(o, g).play_kind < SEARCH_KINDS[1]]
         seats = list(dict.fromkeys(level["agents"] + searches))
         with shared_engine(prepare_seats(g, seats)):
-            out["games"][g.name] = {"agents": level["agents"], "searches": searches,
-                                    "cost": decision_costs(g, seats, seed)}
+            out["levels"].append({"game": g.name, "options": played_options(g), "agents": level["agents"],
+                                  "searches": searches, "cost": decision_costs(g, seats, seed, n)})
     return out
 
 
 def format_champions(res: dict) -> str:
     """The tables printed by ``python -m evolve.bench decisions --champions``."""
     from evolve.evaluate.levels import cost_table
+    from evolve.runtime.play import options_text
 
     lines = [f"evolve.bench decisions --champions  ({res['study']}; machine: {res['machine']})"]
-    for game, r in res["games"].items():
-        lines += ["", f"## {game}", "", *cost_table(r["cost"], r["searches"])]
+    for r in res["levels"]:
+        lines += ["", f"## {r['game']} ({options_text(r['options'])})", "",
+                  *cost_table(r["cost"], r["searches"])]
     return "\n".join(lines)

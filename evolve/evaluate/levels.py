@@ -107,12 +107,12 @@ def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool
     return {"levels": levels}, "\n\n".join(texts)
 
 
-def decision_costs(g, seats: list[str], seed: int) -> dict:
+def decision_costs(g, seats: list[str], seed: int, positions: int = LATENCY_POSITIONS) -> dict:
     """What one card-play decision of each of ``seats`` costs in game ``g``, one core: in
     the engine (``engine_cost``) and, under ``"api"``, through ``evolve.agent``
-    (``decision_latency``)."""
+    (``decision_latency`` over ``positions`` positions)."""
     return {s: {**engine_cost(s, g.name, dict(g.options), seed, ENGINE_SECONDS),
-                "api": decision_latency(s, g.name, dict(g.options), LATENCY_POSITIONS, seed)}
+                "api": decision_latency(s, g.name, dict(g.options), positions, seed)}
             for s in seats}
 
 
