@@ -24,13 +24,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--champion", action="append", default=[], metavar="PATH", help="add champion:PATH (repeatable)")
     p.add_argument("--out", default=None, help="also write table.md and result.json (and a heatmap) here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--games", default=None, metavar="GAME,...",
+                   help="a levels study: play only the levels of these games; with --out the other levels are kept "
+                        "from OUT/result.json when the study still names them as played there")
     args = p.parse_args(argv)
     if args.workers <= 0:
         raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
     study = load_study(args.config)
-    out = run_study(study, quick=args.quick, workers=args.workers, seed=args.seed, champions=args.champion)
+    games = previous = None
+    if args.games is not None:
+        games = list(dict.fromkeys(t.strip().lower() for t in args.games.split(",") if t.strip()))
+        if not games:
+            raise UsageError("--games is empty; expected comma-separated game names, e.g. --games sueca,jass")
+        if args.out:
+            previous = earlier_levels(Path(args.out) / "result.json")
+    out = run_study(study, quick=args.quick, workers=args.workers, seed=args.seed, champions=args.champion,
+                    games=games, previous=previous)
     if args.out:
         d = Path(args.out)
         d.mkdir(parents=True, exist_ok=True)
@@ -40,6 +51,23 @@ def main(argv: list[str] | None = None) -> int:
             heatmap(out["result"], d / "heatmap.png")
     print(json.dumps(_jsonable(out)) if args.json else out["table"])
     return 0
+
+
+def earlier_levels(path: Path) -> list:
+    """The levels of the levels-study result at ``path`` (``--games`` keeps the others from
+    it); a UsageError naming the file when it is missing or not such a result."""
+    if not path.is_file():
+        raise UsageError(f"{path}: missing; --games with --out keeps the other levels from the result.json of an "
+                         "earlier whole run of the study there (run it once without --games)")
+    try:
+        data = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise UsageError(f"{path}: not JSON ({e}); expected the result.json of a levels study") from None
+    levels = data.get("result", {}).get("levels") if isinstance(data, dict) and data.get("layout") == "levels" \
+        and isinstance(data.get("result"), dict) else None
+    if not isinstance(levels, list):
+        raise UsageError(f"{path}: not the result of a levels study (layout \"levels\" with result.levels)")
+    return levels
 
 
 if __name__ == "__main__":

@@ -257,6 +257,66 @@ def test_levels_study_plays_every_pairing_and_times_every_agent(capsys, tmp_path
     assert "× faster than ismcts:iterations=10" in table
 
 
+def test_levels_study_games_plays_some_levels_and_keeps_the_others_only_as_the_study_names_them(capsys, tmp_path):
+    """--games plays the levels of some games; with --out every other level is taken from
+    the folder's result.json, and only when it is the level the study names now: a seat
+    changed, or a champion rewritten under the same path, is refused with the --games
+    that plays it again."""
+    import shutil
+
+    champ = tmp_path / "jass_net"
+    shutil.copytree("populations/jass_strong", champ)
+    cfg = tmp_path / "levels.toml"
+
+    def write(jass_opponent):
+        cfg.write_text('[study]\nname="levels"\nlayout="levels"\nseed=3\n'
+                       f'[[level]]\ngame="jass"\nagents=["champion:{champ}"]\nopponents=["{jass_opponent}"]\n'
+                       'deals=12\n[[level]]\ngame="spades"\nagents=["highlow"]\nopponents=["random"]\ndeals=12\n')
+
+    write("highlow")
+    out = tmp_path / "out"
+    assert run(studies_main, [str(cfg), "--out", str(out)]) == 0
+    whole = json.loads((out / "result.json").read_text())["result"]["levels"]
+    capsys.readouterr()
+    assert run(studies_main, [str(cfg), "--games", "spades", "--out", str(out), "--json"]) == 0
+    jass, spades = json.loads(capsys.readouterr().out)["result"]["levels"]
+    assert jass == whole[0]                                   # kept as it was, costs and all
+    assert spades["cells"] == whole[1]["cells"]           # played again: the same, from the study's seed alone
+    table = (out / "table.md").read_text()
+    assert table.count("Kept from an earlier run") == 1 and table.index("Kept") < table.index("## spades")
+    # without --out only the chosen levels are played and printed
+    assert run(studies_main, [str(cfg), "--games", "spades", "--json"]) == 0
+    assert [lv["game"] for lv in json.loads(capsys.readouterr().out)["result"]["levels"]] == ["spades"]
+    # the jass level's opponent changed: it is not in the earlier result
+    write("random:bidder=simple")
+    assert run(studies_main, [str(cfg), "--games", "spades", "--out", str(out)]) == 2
+    assert "the jass level is not in the earlier result" in capsys.readouterr().err
+    # the champion rewritten under the same path: its parameters differ, so the level is refused too
+    write("highlow")
+    weights = dict(np.load(champ / "champion.npz"))
+    weights["b3"] = weights["b3"] + 0.01
+    np.savez(champ / "champion.npz", **weights)
+    assert run(studies_main, [str(cfg), "--games", "spades", "--out", str(out)]) == 2
+    assert "--games spades,jass" in capsys.readouterr().err
+    # wrong inputs: one line, exit 2
+    for argv, message in (
+            ([str(cfg), "--games", "euchre"], "no level of game euchre; its games: jass, spades"),
+            ([str(cfg), "--games", " , "], "--games is empty"),
+            ([str(cfg), "--games", "spades", "--out", str(tmp_path / "new")], "missing; --games with --out keeps"),
+            ([str(STUDIES / "sueca_strategies.toml"), "--games", "sueca"], 'only a study with layout = "levels"')):
+        assert run(studies_main, argv) == 2
+        assert message in capsys.readouterr().err
+    old = json.loads((out / "result.json").read_text())
+    for level in old["result"]["levels"]:
+        del level["fingerprints"]
+    (out / "result.json").write_text(json.dumps(old))
+    assert run(studies_main, [str(cfg), "--games", "spades", "--out", str(out)]) == 2
+    assert "run the whole study once without --games" in capsys.readouterr().err
+    (out / "result.json").write_text("[1]")
+    assert run(studies_main, [str(cfg), "--games", "spades", "--out", str(out)]) == 2
+    assert "not the result of a levels study" in capsys.readouterr().err
+
+
 def test_missing_study_config(capsys):
     assert run(studies_main, ["/nonexistent/x.toml"]) == 2
     assert "no such study config" in capsys.readouterr().err

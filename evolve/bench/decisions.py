@@ -93,7 +93,7 @@ def bench_champions(study: str = CHAMPIONS_STUDY, games=None, seed: int = 0, n: 
     from evolve.agents.kinds import SEARCH_KINDS
     from evolve.agents.registry import parse_seat
     from evolve.core.errors import UsageError
-    from evolve.evaluate.levels import decision_costs
+    from evolve.evaluate.levels import decision_costs, select_levels
     from evolve.evaluate.studies import load_study
     from evolve.runtime.play import played_options, shared_engine
     from evolve.runtime.precompile import prepare_seats
@@ -102,10 +102,7 @@ def bench_champions(study: str = CHAMPIONS_STUDY, games=None, seed: int = 0, n: 
     if "levels" not in loaded:
         raise UsageError(f"{study}: --champions needs a study with layout = \"levels\" (its [[level]] tables name "
                          "the champions and the searches)")
-    levels = [lv for lv in loaded["levels"] if games is None or lv["_game"].name in games]
-    if not levels:
-        raise UsageError(f"{study}: no level of game {', '.join(games)}; its games: "
-                         + ", ".join(lv["_game"].name for lv in loaded["levels"]))
+    levels = select_levels(study, loaded["levels"], games)
     out = {"machine": machine(), "study": str(study), "levels": []}
     for level in levels:
         g = level["_game"]

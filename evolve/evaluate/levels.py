@@ -13,9 +13,18 @@ agent's tricks per round with the three opponent seats (ATpR) and the paired dif
 to their mean. Then each agent's cost per card-play decision on one core, in the engine
 and through ``evolve.agent`` (``evolve.evaluate.latency``), and how many times faster
 than each opponent it decides in the engine.
+
+``--games`` plays only the levels of some games; with ``--out`` the other levels are kept
+from the folder's earlier ``result.json`` when each is the level the study names now (same
+seats, seat parameters, deals and seed: every level is played with the study's seed alone,
+so a kept level is what playing it again would give, bar the timings).
 """
 
 from __future__ import annotations
+
+import hashlib
+
+import numpy as np
 
 from evolve.agents.callback_slot import compiles_deferred
 from evolve.agents.registry import parse_seat
@@ -80,14 +89,92 @@ def check_levels(path, levels) -> list[dict]:
     return out
 
 
-def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool) -> tuple[dict, str]:
-    """Play every level's pairings and time its agents; returns (result, markdown)."""
+def select_levels(path, levels: list[dict], games=None) -> list[dict]:
+    """The levels of ``games`` (every level when None); a UsageError naming the study when
+    one of ``games`` has no level in it."""
+    if games is None:
+        return list(levels)
+    have = list(dict.fromkeys(lv["_game"].name for lv in levels))
+    missing = [name for name in games if name not in have]
+    if missing:
+        raise UsageError(f"{path}: no level of game {', '.join(missing)}; its games: {', '.join(have)}")
+    return [lv for lv in levels if lv["_game"].name in games]
+
+
+def seat_fingerprints(g, seats: list[str]) -> dict[str, str | None]:
+    """A digest per seat string of what the engine plays for it in ``g`` (its kinds and
+    parameters, so a champion file rewritten under the same path shows); None for a seat
+    decided in Python, whose code no digest covers."""
+    out: dict[str, str | None] = {}
+    for seat in seats:
+        spec = parse_seat(seat, g)
+        if spec.python is not None:
+            out[seat] = None
+            continue
+        h = hashlib.sha256(np.array([spec.play_kind, spec.bid_kind], np.int64).tobytes())
+        for values in (spec.play_params, spec.bid_params):
+            v = np.ascontiguousarray(values, np.float64)
+            h.update(np.int64(v.size).tobytes())
+            h.update(v.tobytes())
+        out[seat] = h.hexdigest()[:20]
+    return out
+
+
+def _kept(previous: list, g, level: dict, n: int, seed: int) -> dict | None:
+    """The entry of ``previous`` (an earlier result's levels) that is this level as played
+    now: the same game, options, deals, seed, rows and columns, and every seat's
+    parameters the same (``seat_fingerprints``); None when there is none."""
+    agents, opponents = list(level["agents"]), list(level["opponents"])
+    pairs = [[a, b] for a in agents for b in opponents]
+    seats = list(dict.fromkeys(agents + opponents))
+    prints = None
+    for entry in previous:
+        if not (isinstance(entry, dict) and entry.get("game") == g.name and entry.get("deals") == n
+                and entry.get("seed") == seed and entry.get("options") == played_options(g)
+                and [[c.get("row"), c.get("col")] for c in entry.get("cells", [])] == pairs
+                and isinstance(entry.get("cost"), dict) and list(entry["cost"]) == seats):
+            continue
+        prints = seat_fingerprints(g, seats) if prints is None else prints
+        if None not in prints.values() and entry.get("fingerprints") == prints:
+            return entry
+    return None
+
+
+def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool, games=None,
+               previous: list | None = None) -> tuple[dict, str]:
+    """Play every level's pairings and time its agents; returns (result, markdown). With
+    ``games``, only the levels of those games are played; each other level is taken from
+    ``previous`` (the levels of an earlier result of the study) when it is the level the
+    study names now (``_kept``), else a UsageError says which to play again."""
     divisor = study.get("quick", 100) if quick else 1
+    path = study.get("_path", "study")
+    chosen = {id(lv) for lv in select_levels(path, study["levels"], games)}
+    if previous is not None and games is not None and not any(isinstance(e, dict) and "fingerprints" in e
+                                                               for e in previous):
+        raise UsageError(f"{path}: the earlier result has no digests of its seats' parameters (it was written "
+                         "before --games could keep levels); run the whole study once without --games")
+    kept: dict[int, dict] = {}          # every kept level checked before anything is played
+    for k, level in enumerate(study["levels"]):
+        g = level["_game"]
+        if id(level) in chosen or previous is None:
+            continue
+        entry = _kept(previous, g, level, max(10, level["deals"] // divisor), seed)
+        if entry is None:
+            raise UsageError(f"{path}: the {g.name} level is not in the earlier result as the study names it now "
+                             f"(agents, opponents, their parameters, deals, seed); play it again: --games "
+                             f"{','.join(dict.fromkeys([*games, g.name]))}")
+        kept[k] = entry
     levels, texts = [], []
-    for level in study["levels"]:
+    for k, level in enumerate(study["levels"]):
         g = level["_game"]
         n = max(10, level["deals"] // divisor)
         agents, opponents = list(level["agents"]), list(level["opponents"])
+        seats = list(dict.fromkeys(agents + opponents))
+        if id(level) not in chosen:
+            if k in kept:
+                levels.append(kept[k])
+                texts.append(level_table(g, kept[k], agents, opponents, kept=True))
+            continue
         cells = []
         bar = Progress(len(agents) * len(opponents), f"{g.name} levels", "pairing", enabled=progress)
         with shared_engine(prepare_seats(g, agents + opponents)):
@@ -98,10 +185,10 @@ def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool
                     cells.append(c)
                     bar.update(1)
             bar.close()
-            seats = list(dict.fromkeys(agents + opponents))
             cost = decision_costs(g, seats, seed)
-        entry = {"game": g.name, "options": played_options(g), "deals": n, "cells": cells, "cost": cost,
-                 "bidders": bidders(g, seats, [parse_seat(s, g) for s in seats])}
+        entry = {"game": g.name, "options": played_options(g), "deals": n, "seed": seed, "cells": cells, "cost": cost,
+                 "bidders": bidders(g, seats, [parse_seat(s, g) for s in seats]),
+                 "fingerprints": seat_fingerprints(g, seats)}
         levels.append(entry)
         texts.append(level_table(g, entry, agents, opponents))
     return {"levels": levels}, "\n\n".join(texts)
@@ -135,10 +222,14 @@ def cost_table(cost: dict, opponents: list[str]) -> list[str]:
     return lines
 
 
-def level_table(g, entry: dict, agents: list[str], opponents: list[str]) -> str:
-    """One game's markdown: the pairings, then the cost of a decision."""
+def level_table(g, entry: dict, agents: list[str], opponents: list[str], kept: bool = False) -> str:
+    """One game's markdown: the pairings, then the cost of a decision (``kept``: a level
+    taken from an earlier run, said under its heading)."""
     head = f"## {g.name} ({options_text(entry['options'])}), {entry['deals']} paired deals per pairing " \
            "(each played in every seating of the pairing)"
+    if kept:
+        head += ("\n\nKept from an earlier run of this study (`--games` played the other levels): the same seats "
+                 "and parameters, deals and seed; its costs were timed then.")
     if entry["bidders"]:
         head += "\n\n" + bidders_line(entry["bidders"])
     what = "points" if g.protocol.counts == "card points" else "tricks"      # Euchre's sides count tricks

@@ -206,11 +206,15 @@ def _pct(rate, lo, hi) -> str:
 
 
 def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int | None = None,
-              champions=(), progress: bool = True) -> dict:
-    """Play a study; returns ``{"study", "unit", "count", "result", "table"}``."""
+              champions=(), progress: bool = True, games=None, previous: list | None = None) -> dict:
+    """Play a study; returns ``{"study", "unit", "count", "result", "table"}``. A levels
+    study takes ``games`` and ``previous`` (``evolve.evaluate.levels.run_levels``)."""
     seed = study.get("seed", 0) if seed is None else seed
     if study["layout"] == "levels":
-        return _run_levels(study, quick, workers, seed, progress)
+        return _run_levels(study, quick, workers, seed, progress, games, previous)
+    if games is not None:
+        raise UsageError(f"{study.get('_path', 'study')}: --games chooses levels; only a study with layout = "
+                         "\"levels\" has them")
     g = study["_game"]
     unit, n = _count(study, quick)
     seats, labels = study_agents(study, champions)
@@ -232,10 +236,11 @@ def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int |
             "result": result, "table": head + "\n\n" + table}
 
 
-def _run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool) -> dict:
+def _run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool, games=None,
+                previous: list | None = None) -> dict:
     from evolve.evaluate.levels import run_levels
 
-    result, table = run_levels(study, quick, workers, seed, progress)
+    result, table = run_levels(study, quick, workers, seed, progress, games, previous)
     head = f"# {study['name']}\n\nseed {seed}{' (--quick)' if quick else ''}"
     if any(sees_hidden_hands(parse_seat(s, lv["_game"])) for lv in study["levels"]
            for s in lv["agents"] + lv["opponents"]):
