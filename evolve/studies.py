@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         games = list(dict.fromkeys(t.strip().lower() for t in args.games.split(",") if t.strip()))
         if not games:
             raise UsageError("--games is empty; expected comma-separated game names, e.g. --games sueca,jass")
-        if args.out:
+        if args.out and study["layout"] == "levels":     # other layouts: run_study's one-line refusal
             previous = earlier_levels(Path(args.out) / "result.json")
     out = run_study(study, quick=args.quick, workers=args.workers, seed=args.seed, champions=args.champion,
                     games=games, previous=previous)

@@ -303,7 +303,9 @@ def test_levels_study_games_plays_some_levels_and_keeps_the_others_only_as_the_s
             ([str(cfg), "--games", "euchre"], "no level of game euchre; its games: jass, spades"),
             ([str(cfg), "--games", " , "], "--games is empty"),
             ([str(cfg), "--games", "spades", "--out", str(tmp_path / "new")], "missing; --games with --out keeps"),
-            ([str(STUDIES / "sueca_strategies.toml"), "--games", "sueca"], 'only a study with layout = "levels"')):
+            ([str(STUDIES / "sueca_strategies.toml"), "--games", "sueca"], 'only a study with layout = "levels"'),
+            ([str(STUDIES / "sueca_strategies.toml"), "--games", "sueca", "--out", str(tmp_path / "new")],
+             'only a study with layout = "levels"')):
         assert run(studies_main, argv) == 2
         assert message in capsys.readouterr().err
     old = json.loads((out / "result.json").read_text())
