@@ -514,3 +514,17 @@ def test_founder_of_another_game_or_network_is_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"evolution.founder: .* differs from the run's agent in n_h1 12 "
                                           r"\(the run's: 16\)"):
         Evolution(cfg, run_dir=tmp_path / "second", plot_dir=tmp_path / "p2", progress=False)
+
+
+def test_a_float32_champion_founds_a_run_that_plays_in_int16(tmp_path):
+    """The second layer's number format leaves the genome as it is, so a float32 champion
+    may found an int16 run (evolved and validated in int16); other differences are
+    refused (the test above)."""
+    from evolve.agents.genomes.champion import load_champion
+
+    first = _tiny_champion(tmp_path)
+    cfg = load_config(TINY).with_overrides(network={"layer2": "int16"}, evolution={"founder": str(first)})
+    evo = Evolution(cfg, run_dir=tmp_path / "second", plot_dir=tmp_path / "p2", progress=False)
+    assert evo.agent.to_json()["architecture"]["layer2"] == "int16"
+    assert "layer2" not in load_champion(first).agent.to_json()["architecture"]
+    assert np.array_equal(evo.initial_state().founders[0], load_champion(first).genome)

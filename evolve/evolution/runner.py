@@ -91,6 +91,18 @@ def evolvable_of(cfg: Config, game):
     return ParametricAgent(definition, game, pair)
 
 
+# The number format a network plays its second layer in: its genome is float32 whatever
+# the format, so a float32 champion may found a run that plays in int16 (and evolves and
+# validates there, as its rounding changes play a little).
+_PLAY_FORMAT_KEYS = ("layer2",)
+
+
+def _genome_defining(agent_json: dict) -> dict:
+    """An agent's ``to_json()`` without the keys that leave its genome as it is."""
+    return {kind: {k: v for k, v in body.items() if k not in _PLAY_FORMAT_KEYS} if kind == "architecture" else body
+            for kind, body in agent_json.items()}
+
+
 def _difference(have: dict, want: dict) -> str:
     """What differs between two agents' ``to_json()`` (``{"architecture": {...}}`` or
     ``{"agent": {...}}``), key by key, the run's value in brackets."""
@@ -158,10 +170,11 @@ class Evolution:
 
     def champion_founder(self) -> np.ndarray:
         """The genome of ``[evolution] founder`` in unit coordinates; the champion must be
-        of this run's agent (the same architecture, or the same parametric blocks)."""
+        of this run's agent (the same architecture but perhaps for the second layer's number
+        format, or the same parametric blocks)."""
         path = self.config.evolution["founder"]
         champion = load_champion(path)
-        have, want = champion.agent.to_json(), self.agent.to_json()
+        have, want = (_genome_defining(a.to_json()) for a in (champion.agent, self.agent))
         if have != want:
             raise ConfigError(f"{self.config.path or '<config>'}: evolution.founder: {path} differs from the run's "
                               f"agent in {_difference(have, want)}; expected a champion of the same agent")
