@@ -22,12 +22,14 @@ from evolve.agents.network.play import (
     ENC_HAND,
     ENC_SEAT,
     H1_BITS,
+    H_BASE,
     H_SUITS,
     H_W1_ID,
     H_W1_SCALE,
     H_W2_SCALE,
     HEADER,
     LANES,
+    SEAT_INPUTS,
     network_card,
     network_inputs,
     network_outputs,
@@ -261,6 +263,14 @@ def test_pack_layout_round_trip(shape, bias):
         b2 = take(p2, np.float32)
         w3 = take(arch.n_out * p2, np.float32).reshape(arch.n_out, p2)
         b3 = take(arch.n_out, np.float32)
+        if arch.has_base:      # seat encodings: the sum of every card's three may-hold rows
+            assert params[H_BASE] == pos
+            base = take(p1, np.int32)
+            q1 = np.rint(w1 / scale).astype(np.int64).reshape(arch.n_in, p1)
+            may = [SEAT_INPUTS * c + k for c in range(arch.n_out) for k in (5, 6, 7)]
+            np.testing.assert_array_equal(base, q1[may].sum(axis=0).astype(np.int32))
+        else:
+            assert params[H_BASE] == 0
         assert pos + (pos % 2) == words.size
         np.testing.assert_allclose(w1[:, :arch.n_h1], parts["W1"], rtol=0, atol=scale / 2)
         np.testing.assert_array_equal(b1[:arch.n_h1], parts["b1"].astype(np.float32))
@@ -360,6 +370,33 @@ def test_outputs_and_choices_match_reference(positions, encoding, layer2):
         values = {c: ref[output_index(arch, seat, hand, pub, c, mode)] for c in cards}
         assert values[card] >= max(values.values()) - TIE_TOL
     assert incremental > len(pos) // 2
+
+
+@pytest.mark.parametrize("encoding", ["seat", "seat_context", "seat+trump_first"])
+def test_a_start_from_the_base_sum_is_a_start_from_zero_bit_for_bit(positions, encoding):
+    """A seat's first-layer sum started from the network's base sum (every card in the
+    three may-hold inputs) is the sum started from zero, bit for bit, on the whole path of
+    a deal (records kept in ``work``) and on fresh ``work``; and the base start sums fewer
+    rows early in a deal, which is what it is for."""
+    g, pos = positions
+    arch = network_of(g, encoding, layer2="int16")
+    params = packed_at(arch, arch.random_genome(np.random.default_rng(8)))
+    no_base = params.copy()
+    no_base[3 + H_BASE] = 0
+    shared, shared_no_base = np.zeros(arch.work_size), np.zeros(arch.work_size)
+    out, ref = np.zeros(arch.n_out, np.float32), np.zeros(arch.n_out, np.float32)
+    fewer = 0
+    for seat, hand, legal, mode, pub, _ in pos:
+        network_outputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, shared, out)
+        network_outputs(arch.kind, no_base, 3, seat, g.rules, mode, hand, pub, shared_no_base, ref)
+        np.testing.assert_array_equal(out, ref)
+        n = network_outputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size), out)
+        n_zero = network_outputs(arch.kind, no_base, 3, seat, g.rules, mode, hand, pub, np.zeros(arch.work_size),
+                                 ref)
+        np.testing.assert_array_equal(out, ref)
+        assert n < 0 and n_zero < 0 and -n <= -n_zero
+        fewer += -n < -n_zero
+    assert fewer > len(pos) // 4
 
 
 @pytest.mark.parametrize("shape", [(300, 20), (17, 5)])

@@ -20,6 +20,7 @@ from evolve.agents.network.play import (
     ENC_HAND,
     ENC_SEAT,
     H1_BITS,
+    H_BASE,
     H_DIRECT,
     H_SUITS,
     H_W1_ID,
@@ -177,6 +178,19 @@ def quantize_w1(w1: np.ndarray, encoding: str) -> tuple[np.ndarray, np.ndarray]:
     scale = 2.0 ** -(W1_BITS[encoding] - headroom).astype(np.float64)
     q = np.multiply(w1, (1.0 / scale)[..., None, None])     # 1/scale: a power of 2, exact
     return np.rint(q, out=q).astype(np.int32), scale
+
+
+def base_sums(q1: np.ndarray, n_cards: int) -> np.ndarray:
+    """The first-layer sums [..., n_h1] (int32, wrapping) of the seat input with every card
+    in the three may-hold inputs and nothing else, from fixed-point W1 ``q1`` [..., n_in,
+    n_h1]: early in a deal most unseen cards may be held by every other seat, so starting
+    there takes a few rows (the hand, the cards seen, the may-holds ruled out) where
+    starting from zero takes one for each may-hold. Integer sums: either start gives the
+    same sum, bit for bit."""
+    lead = q1.shape[:-2]
+    cards = q1[..., :SEAT_INPUTS * n_cards, :].reshape(*lead, n_cards, SEAT_INPUTS, q1.shape[-1])
+    may = cards[..., SEAT_INPUTS - 3:, :]
+    return may.sum(axis=(-3, -2), dtype=np.int64).astype(np.int32)    # int32 wraps as the kernel's sums do
 
 
 def quantize_w2(w2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -361,9 +375,14 @@ class Architecture:
         f32[:, pos:pos + self.n_out * p2].reshape(n, self.n_out, p2)[:, :, :self.n_h2] = p["W3T"]
         pos += self.n_out * p2
         f32[:, pos:pos + self.n_out] = p["b3"]
+        pos += self.n_out
         if self.direct:
             out[:, H_DIRECT] = DIRECT_FEATURES
-            f32[:, pos + self.n_out:pos + self.n_out + DIRECT_FEATURES] = p["D"]
+            f32[:, pos:pos + DIRECT_FEATURES] = p["D"]
+            pos += DIRECT_FEATURES
+        if self.has_base:
+            i32[:, pos:pos + self.n_h1] = base_sums(q1, self.n_out)
+            out[:, H_BASE] = pos
 
     @property
     def packed_size(self) -> int:
@@ -372,7 +391,14 @@ class Architecture:
         rows2 = (self.n_h1 + 1) // 2 if self.layer2 == "int16" else self.n_h1
         n = self.n_in * p1 + p1 + rows2 * p2 + p2 + self.n_out * p2 + self.n_out
         n += DIRECT_FEATURES if self.direct else 0
+        n += p1 if self.has_base else 0
         return HEADER + (n + 1) // 2
+
+    @property
+    def has_base(self) -> bool:
+        """Seat encodings carry a base sum (``base_sums``): a seat's first decision of a deal
+        starts from it, adding and removing fewer rows than it would from zero."""
+        return self.encoding in ("seat", "seat_context")
 
     def to_json(self) -> dict:
         out = {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,
