@@ -56,7 +56,9 @@ PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
 # scale is 2**-bits, one bit coarser for every doubling of the largest |W1| above 1
 # (genomes are clamped to [-1, 1] by default). The deal's context adds at most 50 active
 # 0/1 inputs (maker, alone, 4 x 6 tricks, 4 x 6 bids): 208 active, 416 in an update,
-# 416 x 2**22 < 2**31.
+# 416 x 2**22 < 2**31. A start from the base sum (``base_sums``: 3 n_cards rows) adds at
+# most n_cards + 2 rows and the context's 50 before it removes any: 260 x 2**22 < 2**31.
+# (The int32 sums wrap, so even a sum that left the range on the way would end exact.)
 W1_BITS = {"card": 24, "hand": 21, "seat": 22, "seat_context": 22}
 
 ENCODINGS = ("card", "hand", "seat", "seat_context")
