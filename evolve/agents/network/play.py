@@ -443,6 +443,13 @@ def _hand_slots(rows, vals, n, dealt, m, n_hand, n_ranks, inv, sign):
     return n
 
 
+@njit(cache=True, inline="always")
+def _base_mask(k, deck):
+    """Seat input ``k``'s mask in the base sum's input: every card of ``deck`` in the three
+    may-hold inputs, nothing else."""
+    return deck if k >= SEAT_INPUTS - 3 else ZERO
+
+
 IDENTITY_ORDER = 0b11100100    # suit s at position s
 
 
@@ -508,17 +515,18 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
             full += count(masks[k])
             if valid:
                 changed += count(masks[k] ^ np.uint64(i64[st + k]))
-        # the base sum's inputs: every card in the three may-hold inputs, nothing else
         deck = (ONE << np.uint64(rules[P_N_CARDS])) - ONE
-        from_base = (1 if n_modes > 1 else 0) + count(context)
-        for k in range(SEAT_INPUTS):
-            from_base += count(masks[k] ^ (deck if k >= SEAT_INPUTS - 3 else ZERO))
+        from_base = full                      # without a base sum it is never the shorter start
+        if base_ok:
+            from_base = (1 if n_modes > 1 else 0) + count(context)
+            for k in range(SEAT_INPUTS):
+                from_base += count(masks[k] ^ _base_mask(k, deck))
         start = START_RECORD
         if not (valid and changed < full and changed <= from_base):
-            start = START_BASE if base_ok and from_base < full else START_ZERO
+            start = START_BASE if from_base < full else START_ZERO
             if start == START_BASE:           # diff against the base's inputs, as against a record
                 for k in range(SEAT_INPUTS):
-                    i64[st + k] = np.int64(deck if k >= SEAT_INPUTS - 3 else ZERO)
+                    i64[st + k] = np.int64(_base_mask(k, deck))
                 old_context = ZERO
         if start != START_ZERO:
             n = _seat_diff(rows, vals, n, i64, st, masks, 1)
