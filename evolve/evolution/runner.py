@@ -434,16 +434,16 @@ class Evolution:
         """Evolve until done; returns the final state (also checkpointed). A folder that
         holds a run is continued (``resume``), replaced (``overwrite``) or refused. On an
         interrupt the last whole generation is checkpointed and ``RunInterrupted`` raised."""
+        found = [] if resume else self.existing_run()
+        if found and not overwrite:           # refused before the kernels compile (up to a minute)
+            raise UsageError(f"{self.run_dir} already holds a run ({', '.join(found)}); continue it with --resume, "
+                             "start anew with --overwrite (deletes it), or choose another --out")
         self.prepare_kernels()
         if resume:
             state = self.resume_state()
             if state.strategy:
                 self.strategy.restore(state.strategy)
         else:
-            found = self.existing_run()
-            if found and not overwrite:
-                raise UsageError(f"{self.run_dir} already holds a run ({', '.join(found)}); continue it with --resume, "
-                                 "start anew with --overwrite (deletes it), or choose another --out")
             if found:
                 self.clear()
             state = self.initial_state()
