@@ -4,7 +4,7 @@ The public façade: ``evolve.play`` (many deals), ``evolve.agent`` (one decision
 ``evolve.Observation``, ``evolve.make_game`` and ``evolve.GAMES``. It is lazy (PEP 562):
 ``import evolve`` sets up the Numba cache and nothing else, and each name loads its module
 on first use, so importing the rules (``evolve.games``) never loads an agent. Where each
-layer lives: ``docs/architecture.md``.
+layer lives: ``docs/explanation/architecture.md``.
 """
 
 from evolve.core import numba_cache as _numba_cache

@@ -1,5 +1,5 @@
 """``python -m evolve.dnn``: train the three-head network (``evolve.learn.dnn``: policy,
-value and card-distribution heads, the Jass seed's card play network of its Section 6.3,
+value and card-distribution heads, the card play network of the Jass paper's Section 6.3,
 trained on deals a named agent plays instead of human games) and store it as ``dnn.npz`` +
 ``dnn.json``.
 

@@ -201,7 +201,8 @@ def test_tables_tool_bad_input_is_one_line(args, needle, tmp_path):
 
 
 def _logic_reference(card: int, trump: int, hand: list[int], unseen: list[int], boost: float, near: float) -> float:
-    """System 1's probability written out with math.comb (the formula of docs/agents.md)."""
+    """System 1's probability written out with math.comb (the formula of
+    docs/explanation/search-and-learnt-agents.md)."""
     from math import comb
 
     def suit(c):

@@ -2,7 +2,7 @@
 same or a lower layer, no two modules import each other through any chain, and importing
 the rules loads no agent.
 
-Layers, lowest first (``docs/architecture.md``)::
+Layers, lowest first (``docs/explanation/architecture.md``)::
 
     core <- games <- engine <- agents <- runtime <- learn, evaluate <- evolution
          <- interop, server <- bench, commands (evolve/<command>.py)
@@ -36,6 +36,7 @@ LAYERS = {
     "server": 7,
     "bench": 8,
     "reproduce": 8,
+    "manual": 8,
 }
 COMMAND_LAYER = 8       # evolve/<command>.py: what a user types
 
@@ -80,7 +81,8 @@ GRAPH = {m: sorted({t for t, _ in imports_of(m) if t != m}) for m in MODULES}
 
 def test_the_layer_table_covers_the_package():
     top = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
-    assert top == set(LAYERS), "a new folder of evolve/ needs its layer in LAYERS (and in docs/architecture.md)"
+    assert top == set(LAYERS), \
+        "a new folder of evolve/ needs its layer in LAYERS (and in docs/explanation/architecture.md)"
     assert len(GRAPH) > 80 and sum(map(len, GRAPH.values())) > 300     # the walk found the imports
 
 

@@ -334,7 +334,7 @@ def test_search_level_study_names_each_champion_against_the_searches():
         assert lv["agents"] == [f"champion:populations/{game}_champion"]
         searches = [o for o in lv["opponents"] if o.startswith(("ismcts", "dmcts"))]
         assert searches and any(o.startswith("champion:") for o in lv["opponents"])
-        assert f"champion:populations/{game}_champion_tanh_logits" in lv["opponents"]     # the previous champion
+        assert f"champion:populations/{game}_champion_tanh_logits" in lv["opponents"]     # a variant's champion
         if game != "spades":
             assert lv["deals"] == 20000 and any(o.startswith("ismcts:iterations=500") for o in searches)
     assert levels["euchre"]["_game"].options["stick_the_dealer"] is True

@@ -1,6 +1,7 @@
 """Network agents (the Spades thesis's encodings): the Numba kernel against a plain numpy reference.
 
-The reference encodes an observation from the encodings' description (``docs/evolving.md``) and runs the network in
+The reference encodes an observation from the encodings' description
+(``docs/explanation/encodings.md``) and runs the network in
 float64 with ``np.tanh``; the kernel (float32, fixed-point first layer, incremental
 first-layer records in ``work``) must give the same inputs, nearly the same outputs, and
 choose the legal card with the highest reference output (up to float32 near-ties).
@@ -800,7 +801,7 @@ def test_trump_first_is_refused_where_it_cannot_apply(game_name, encoding, tmp_p
 
 def test_a_trump_first_champion_reads_back_as_it_was_saved(tmp_path):
     """The renumbering is part of the champion: saved, read back and played the same; a
-    champion file without ``suits`` (every earlier one) reads as dealt."""
+    champion file without ``suits`` reads as dealt."""
     from evolve.agents.genomes.champion import load_champion, save_champion
 
     g = make_game("sueca")

@@ -3,7 +3,7 @@
 Hypothesis draws seeds, small numbers of deals, dealers (one start seat or one per deal),
 the bidder kind of each seat and, half of the time, explicit deck orders. Every recorded
 deal is then replayed in plain Python against small *independent* oracles written from
-``docs/games.md`` (they share no code with ``evolve.games``), except the Jass legality oracle,
+``docs/reference/games.md`` (they share no code with ``evolve.games``), except the Jass legality oracle,
 which is the plain-Python ``standard_legal`` of ``tests/referees/jass_referees.py``.
 
 Checked per deal: the deal layout (hands + rest = the deck), trump / maker / bidding log
@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ref
 import jass_referees as jr  # noqa: E402
 
 # ======================================================================================
-# Independent oracles, written from ``docs/games.md`` and the card encodings in the game docstrings
+# Independent oracles, written from ``docs/reference/games.md`` and the card encodings in the game docstrings
 # (card id = suit * n_faces + face index).
 # ======================================================================================
 
@@ -162,7 +162,7 @@ class JassOracle(Oracle):
     last_bonus = 5
     TRUMP_LOW_TO_HIGH = "6 7 8 10 Q K A 9 J".split()  # J 9 A K Q 10 8 7 6, high to low
     SIDE_LOW_TO_HIGH = "6 7 8 9 10 J Q K A".split()
-    # the Jass points table (docs/games.md)
+    # the Jass points table (docs/reference/games.md)
     POINTS = {
         "trump": dict(zip("6 7 8 9 10 J Q K A".split(), (0, 0, 0, 14, 10, 20, 3, 4, 11))),
         "side": dict(zip("6 7 8 9 10 J Q K A".split(), (0, 0, 0, 0, 10, 2, 3, 4, 11))),
@@ -199,7 +199,7 @@ EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "50"))
 
 ORACLES = {o.name: o for o in (SpadesOracle(), EuchreOracle(), SuecaOracle(), JassOracle())}
 
-# option sets per game, as named in the brief
+# option sets per game
 OPTION_SETS = {
     "spades": [
         {},
@@ -244,7 +244,8 @@ def bidders_for(game: str) -> list[str]:
 
 
 def expected_target(game, options):
-    """The rules (docs/games.md): Euchre games to 10, Sueca rubbers to 4, standard Spades to 500, else none."""
+    """The rules (docs/reference/games.md): Euchre games to 10, Sueca rubbers to 4, standard
+    Spades to 500, else none."""
     if game == "euchre":
         return 10
     if game == "sueca":

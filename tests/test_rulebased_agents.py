@@ -1,4 +1,4 @@
-"""Rule-based card-play baselines (``docs/agents.md``): each agent's defining behaviour on crafted
+"""Rule-based card-play baselines (``docs/reference/agents.md``): each agent's defining behaviour on crafted
 positions, the Markov card values, legality in every supported game, and strength against
 random with confidence intervals.
 
@@ -325,7 +325,7 @@ def test_markov2_counts_completions_of_the_current_trick(n_before):
 
 
 def test_markov2_threshold_switches_high_and_low():
-    # lead=completions (the first Markov2) decides a lead on the completions of the lead
+    # lead=completions decides a lead on the completions of the lead
     s = TrickState("euchre", [eu("JS AS KC 9D 10H"), eu("9S 10S QS KS AC"), eu("9H JH QH KH AH"),
                               eu("JC QD KD AD 10D")], SPADES_TRUMP, 0)
     r = markov2_ratio(s.rules, SPADES_TRUMP, 0, s.hands[0], s.pub)

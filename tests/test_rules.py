@@ -437,7 +437,7 @@ def test_jass_undertrump_all_trumps_single_card():
 
 
 def jass_points(card, mode):
-    """The Jass points table (docs/games.md; faces 6 7 8 9 10 J Q K A)."""
+    """The Jass points table (docs/reference/games.md; faces 6 7 8 9 10 J Q K A)."""
     su, f = divmod(card, 9)
     table = {
         "trump": (0, 0, 0, 14, 10, 20, 3, 4, 11),

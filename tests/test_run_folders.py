@@ -79,7 +79,7 @@ def test_resume_refuses_settings_that_would_change_the_past(tmp_path):
 
 def test_ctrl_c_checkpoints_and_says_how_to_continue(tmp_path):
     # long enough (several seconds) that the interrupt 1.5 s in always lands mid-run: a
-    # fast idle machine finished 400 generations before it
+    # fast idle machine finishes 400 generations before it
     ref = run_cli(TINY, "--out", tmp_path / "ref", "--generations", "1500", "--no-progress", "--no-benchmark")
     assert ref.returncode == 0, ref.stderr
     out = tmp_path / "cut"

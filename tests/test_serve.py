@@ -135,10 +135,11 @@ def test_bad_actions_never_break_the_table(client):
 
 
 def readme_bot() -> str:
-    """The remote bot of docs/playing.md (its python block that answers with ``bot.act``)."""
+    """The remote bot of docs/how-to/play-against-agents.md (its python block that answers a
+    request with ``bot.act``)."""
     from test_readme import readme_blocks  # tests/ is on sys.path (rootdir-relative imports)
 
-    return next(b for b in readme_blocks({"python"}) if "bot.act(" in b)
+    return next(b for b in readme_blocks({"python"}) if "bot.act(request" in b)
 
 
 def test_a_remote_bot_plays_over_http(tmp_path):

@@ -203,12 +203,12 @@ def test_a_host_beyond_loopback_says_what_it_exposes(tmp_path):
 
 
 def test_every_limit_is_documented_with_its_default():
-    """docs/playing.md's table of server options names each limit with the default it has."""
+    """docs/how-to/run-the-table-server.md's table of server options names each limit with the default it has."""
     from dataclasses import fields
 
-    text = (ROOT / "docs" / "playing.md").read_text()
+    text = (ROOT / "docs" / "how-to" / "run-the-table-server.md").read_text()
     defaults = Limits()
     for f in fields(Limits):
         row = re.search(rf"^\| `{re.escape(Limits.option(f.name))}[^`]*` \| ([^|]+) \|", text, re.M)
-        assert row, f"{Limits.option(f.name)} is not in docs/playing.md's table of options"
+        assert row, f"{Limits.option(f.name)} is not in docs/how-to/run-the-table-server.md's table of options"
         assert row.group(1).strip() == defaults.shown(f.name), (f.name, row.group(1))

@@ -1,7 +1,7 @@
 """Sueca: hand-worked deals (every trick reasoned out in the comments) and invariants over
 many random deals.
 
-Rules (``docs/games.md``): 40 cards (no 8, 9, 10), rank high to low A 7 K J Q 6 5 4 3 2, points
+Rules (``docs/reference/games.md``): 40 cards (no 8, 9, 10), rank high to low A 7 K J Q 6 5 4 3 2, points
 A 11, 7 10, K 4, J 3, Q 2 (120 in all); follow suit if you can, otherwise anything (no
 obligation to trump); the highest trump wins, else the highest card of the led suit.
 Game points of a deal: > 60 -> 1, > 90 -> 2, all ten tricks -> 4, 60-60 -> a draw (0).

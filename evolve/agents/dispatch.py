@@ -33,7 +33,7 @@ are also the simple bidder of Jass and Spades), 21 the Jass paper's Simple RB tr
 (``simple_rb``, same module), 22 the learnt Jass and Euchre trump chooser (``learnt``,
 ``evolve.agents.bidding.learnt``; its Euchre discard is the simple rule's), 40 the search bidder
 (``evolve.agents.bidding.search``). A kind a function does not handle falls through to the
-simple bidder. How to add an agent or a bidder: ``docs/extending.md``.
+simple bidder. How to add an agent or a bidder: ``docs/how-to/add-an-agent.md``.
 """
 
 from __future__ import annotations
@@ -274,8 +274,8 @@ def choose_euchre_discard(kinds, params, seat, rules, hand, pub, rngs, trump):
 @kernel
 def choose_jass_mode(kinds, params, seat, rules, hand, pub, rngs, may_push):
     """A Jass mode 0..5, or JASS_PUSH (only when ``may_push``). The simple bidder is the
-    "ranked" rule (``docs/agents.md``): the trump-choice table (``evolve.agents.bidding.tables``) with the
-    ranked numbers."""
+    "ranked" rule (``docs/explanation/search-and-learnt-agents.md``): the trump-choice table
+    (``evolve.agents.bidding.tables``) with the ranked numbers."""
     kind = kinds[BID_KIND + seat]
     if kind == BID_RANDOM:
         return below(rngs, seat, 7 if may_push else 6)

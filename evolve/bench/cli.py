@@ -103,7 +103,7 @@ def run_evolution(args) -> dict:
         (1, 2),
         args.repeats,
         # the study's thesis tournament seats its 60 members at 15 tables a game: 16 games are
-        # the 240 tables of the bench's earlier, tables-procedure figures
+        # 240 tables, the budget the speed-up target is set for
         games=args.games or (16 if study else None),
         rounds=args.rounds or (16 if study else None),
         backend=args.backend,
@@ -295,7 +295,7 @@ def _add_serve(sub) -> None:
     p.add_argument("--bots", type=int, default=10, help="of them, tables with a remote bot in seat 2 (default 10)")
     p.add_argument("--seconds", type=_positive_float, default=30.0, help="length of the run (default 30)")
     p.add_argument("--rate", type=_non_negative_float, default=330.0,
-                   help="actions per second the people offer together (default 330, above the 300 target; 0: each "
+                   help="actions per second the people offer together (default 330, above 300; 0: each "
                         "acts as soon as it is answered)")
     p.add_argument("--kill-at", type=_fraction, default=0.5, help="kill -9 the server at this fraction of the run "
                                                                  "and restart it (default 0.5)")

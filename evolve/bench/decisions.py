@@ -12,7 +12,7 @@ decision are timed, after a warm-up (compiles and cache loads are not timed):
 
 Figures are the median and the 90th percentile over the positions, in microseconds.
 
-``--champions [STUDY]`` times instead what issue 20's cost target compares: each level
+``--champions [STUDY]`` times instead what the champions' cost is compared with: each level
 of the search-level study (``experiments/studies/search_level.toml`` by default) gives a
 game, its champions (the level's agents) and the search agents they were measured
 against (the level's opponents of the search family); each is timed in the engine and

@@ -1,4 +1,4 @@
-"""Statistics for honest benchmarking (``docs/comparing.md``): confidence intervals, t
+"""Statistics for honest benchmarking (``docs/explanation/statistics.md``): confidence intervals, t
 tests, Wilson intervals, normal tails, and the signed differences with verdicts that every
 comparison prints. Pure numpy and the standard library, no SciPy."""
 

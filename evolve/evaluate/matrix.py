@@ -1,4 +1,4 @@
-"""Head-to-head comparisons on paired deals and strategy matrices (``docs/comparing.md``).
+"""Head-to-head comparisons on paired deals and strategy matrices (``docs/how-to/compare-agents.md``).
 
 ``head_to_head(game, a, b, n_deals, seed)`` plays agent ``a`` against agent ``b`` on the
 same deals twice (partnership games: ``a`` in seats 0,2 then, on the identical decks and

@@ -75,6 +75,42 @@ STUDY_KEYS: dict[str, tuple[tuple[type, ...], str, bool]] = {
 TOP_KEYS = ("study", "options", "level")
 LEVELS_KEYS = ("name", "description", "layout", "seed", "quick")
 
+# what each key of ``[study]`` does (the configuration reference, ``python -m evolve.manual``)
+STUDY_DOCS: dict[str, str] = {
+    "name": "The study's title: the heading of its table.",
+    "description": "Free text about the study.",
+    "layout": "How the study is played and laid out, named after the paper whose table layout it follows: `euchre` and "
+              "`sueca` (a strategy matrix of every pairing), `jass` (every pairing head to head, as percentages "
+              "of the points), `spades` (each agent against `opponent`) or `levels` (the search-level study: "
+              "several games, each in a `[[level]]` table).",
+    "game": "The game every pairing plays; its options go in `[options]`.",
+    "agents": "The seat strings of the agents the study compares (the rows and columns of its table).",
+    "seed": "The seed of the study's deals (default 0); `--seed` overrides it.",
+    "games": "Games to the game's target per pairing (the game needs a target). A study gives `games` or "
+             "`deals`, not both.",
+    "deals": "Deals per pairing. A study gives `games` or `deals`, not both.",
+    "quick": "`--quick` divides `games` or `deals` by it, to no fewer than 10 (default 100); in a levels study, "
+             "each level's deals.",
+    "rule": "Appended as `rule=...` to every agent that has a `rule` option: `correct` (the 'can win' test by "
+            "trick keys) or `study` (the Euchre study's fixed strength scores).",
+    "blocks": "Also report the percentage of points in each of this many blocks of consecutive deals (the "
+              "`euchre`, `sueca` and `jass` layouts).",
+    "opponent": "The seat string of the three opposing seats of every row (the `spades` layout, which needs it).",
+    "champions": "Paths of champions (`champion.npz` or their folders) added as `champion:PATH` agents; "
+                 "`--champion` adds more.",
+    "solo": "The `sueca` layout's one-seat rows: each agent alone in seat 0 with this agent in the other three "
+            "seats, against this agent alone in seat 0 on the same deals.",
+}
+# what each key of a levels study's ``[[level]]`` table (``evolve.evaluate.levels.LEVEL_KEYS``) does
+LEVEL_DOCS: dict[str, str] = {
+    "game": "The game of the level.",
+    "agents": "The seat strings measured (the rows: the champions, earlier champions, the strongest rule-based "
+              "agent).",
+    "opponents": "The seat strings each agent plays against (the columns: the search agents and baselines).",
+    "deals": "Paired deals per pairing, each played with the seats exchanged.",
+    "options": "The level's game options (see the game options reference).",
+}
+
 
 def _bad(path, key, expect, got=None) -> UsageError:
     extra = f", got {got!r}" if got is not None else ""

@@ -25,12 +25,15 @@ class ConfigError(UsageError):
 
 @dataclass(frozen=True)
 class Key:
-    """One schema entry: expected type(s), default, an optional check and its wording."""
+    """One schema entry: expected type(s), default, an optional check, the wording of the
+    allowed values in one-line errors (``expect``) and what the key does (``doc``, for the
+    configuration reference that ``python -m evolve.manual`` writes)."""
 
     types: tuple
     default: Any
     expect: str
     check: Callable[[Any], bool] | None = None
+    doc: str = ""
 
 
 def _pos(x) -> bool:
@@ -60,22 +63,41 @@ SCHEMA: dict[str, dict[str, Key]] = {
             None,
             "a name (letters, digits, _ and -)",
             lambda s: bool(s) and all(c.isalnum() or c in "_-" for c in s),
+            doc=("The experiment's name. The run folder is `populations/<name>` and the plots go to `plots/<name>` "
+                 "unless `--out` names another folder; without the key the name is the file's name without `.toml`."),
         ),
-        "seed": Key((int,), 0, "a non-negative integer", _nonneg),
-        "game": Key((str,), None, "one of spades, euchre, sueca, jass"),
-        "description": Key((str,), "", "a string"),
+        "seed": Key((int,), 0, "a non-negative integer", _nonneg,
+            doc=("The seed of every random draw of the run: generation 0, the tables and deals of each generation, "
+                 "the operators, the teacher's deals and the validation and benchmark deals. The same config and "
+                 "seed give the same run on any number of workers.")),
+        "game": Key((str,), None, "one of spades, euchre, sueca, jass",
+            doc="The game the run plays; its rule options go in `[game_options]`."),
+        "description": Key((str,), "", "a string",
+            doc=("Free text about the experiment, kept with the run's settings in the run folder's `config.json`. "
+                 "`--resume` may change it.")),
     },
     "game_options": {},  # free-form, validated by the game's own option table
     "agent": {
-        "kind": Key((str,), "network", "network, or a parametric kind (see python -m evolve.arena agents)"),
-        "play": Key((str,), "cardcounting", "a seat string whose card play a bidding genome is paired with"),
+        "kind": Key((str,), "network", "network, or a parametric kind (see python -m evolve.arena agents)",
+            doc=("What the run evolves: `network` (the tanh network that `[network]` describes) or a parametric "
+                 "kind, a bounded vector of an agent's numbers such as `markov` or `jass_trump`.")),
+        "play": Key((str,), "cardcounting", "a seat string whose card play a bidding genome is paired with",
+            doc=("For a parametric kind that bids or calls trump, the seat string whose card play every evolved "
+                 "seat plays with. Card-play kinds and networks ignore it.")),
         "bidder": Key((str,), "default", "the bidder a card-play genome is paired with (default: the game's rule-based "
-                                         "bidder, or a bidder name such as simple, random, context)"),
+                                         "bidder, or a bidder name such as simple, random, context)",
+            doc=("For a parametric kind that plays cards, the bidder every evolved seat bids with: `default` (the "
+                 "game's rule-based bidder) or a bidder name. The run folder's `config.json` records the bidder "
+                 "`default` stands for.")),
         "init": Key(
             (str,),
             "default",
             "default (the agent's hand-set numbers), another start the kind ships "
             "(e.g. bulk), uniform, or champion:PATH (an evolved champion of the same kind)",
+            doc=("Where a parametric genome starts: `default` (the numbers the registered agent uses), another "
+                 "start the kind ships (such as `bulk`), `uniform` (every member drawn uniformly within the bounds, "
+                 "no founder) or `champion:PATH` (the genome of an evolved champion of the same kind). Networks "
+                 "ignore it."),
         ),
         "noise": Key(
             (float, int),
@@ -83,23 +105,38 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "a non-negative number (sd, in unit coordinates, of the perturbed copies "
             "of the start point in generation 0)",
             _nonneg,
+            doc=("Standard deviation, in unit coordinates, of the perturbed copies of a parametric start point that "
+                 "fill generation 0 beside the start itself. `es` and `cma` centre their search distribution on the "
+                 "start and draw generation 0 from it instead."),
         ),
     },
     "network": {
         "encoding": Key((str,), "card", "card, hand, seat or seat_context",
-                    lambda s: s in ("card", "hand", "seat", "seat_context")),
+                    lambda s: s in ("card", "hand", "seat", "seat_context"),
+            doc=("What the inputs describe: `card` (3 inputs per card: in the hand, on the table, played earlier), "
+                 "`hand` (the dealt hand position by position, one output per hand position), `seat` (8 inputs per "
+                 "card relative to the deciding seat: who played it and which seats may still hold it) or "
+                 "`seat_context` (the seat inputs plus the deal's public context: the maker, going alone, the "
+                 "tricks taken and the bids). Games whose trump varies add a one-hot of the trump mode.")),
         "hidden": Key(
             (list,),
             [],
             "a list of two positive integers (empty: the Spades thesis's rule, round(2/3 inputs + outputs))",
             lambda v: v == [] or (len(v) == 2 and all(isinstance(x, int) and x > 0 for x in v)),
+            doc=("The sizes of the two hidden tanh layers, e.g. `[256, 128]`. Empty: both layers have round(2/3 x "
+                 "inputs + outputs) units, the Spades thesis's rule."),
         ),
-        "bias": Key((bool,), True, "true or false"),
+        "bias": Key((bool,), True, "true or false",
+            doc="Whether the three layers have bias weights (false: the genome holds no biases and they are zero)."),
         "direct": Key(
             (bool,),
             False,
             "true (direct per-card feature connections to the outputs: would win the "
             "trick, wins it for certain, strength, partner winning, points) or false",
+            doc=("Adds six per-card features of what the deciding seat sees (the card would win the trick, wins it "
+                 "for certain, its strength, its strength while the partner wins, its card points, its strength if "
+                 "it would win) to each legal card's output, each times an evolved weight. An imitation warm start "
+                 "leaves these weights at 0 for evolution to set."),
         ),
         "layer2": Key(
             (str,),
@@ -107,6 +144,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "float32 or int16 (the second layer's weights and inputs in int16 fixed point: "
             "about 0.6x the time of that layer; the rounding changes play a little)",
             lambda s: s in ("float32", "int16"),
+            doc=("The number format the second layer plays in: `float32`, or `int16` fixed point (weights and "
+                 "inputs rounded, sums exact in int32; about 0.6x the time of that layer). The genome is float32 "
+                 "either way, but the rounding changes play a little, so evolve and validate a network in the "
+                 "format it plays in."),
         ),
         "suits": Key(
             (str,),
@@ -115,53 +156,94 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "bower's suit second: one function for every trump suit; card and seat encodings, games whose "
             "trump varies)",
             lambda s: s in ("as_dealt", "trump_first"),
+            doc=("`trump_first` renumbers the suits before the network sees them (trump first, in Euchre the left "
+                 "bower's suit second), so one function serves every trump suit; `as_dealt` keeps them as dealt. "
+                 "`trump_first` needs a card-based encoding (`card`, `seat`, `seat_context`) and a game whose trump "
+                 "varies."),
         ),
         "bidder": Key(
             (str,),
             "default",
             "the bidder of evolved seats: default (the game's rule-based bidder) or a bidder name such as simple, "
             "random, context (python -m evolve.arena agents lists them)",
+            doc=("The bidder of the evolved seats, which the network does not decide: `default` (the game's "
+                 "rule-based bidder) or a bidder name, perhaps with its options after it "
+                 "(`search,bid_iterations=4000`). The run folder's `config.json` records the bidder `default` "
+                 "stands for."),
         ),
     },
     "evolution": {
-        "population": Key((int,), 60, "an integer >= 4", lambda x: x >= 4),
-        "games_per_generation": Key((int,), 15, "a positive integer", _pos),
-        "rounds_per_game": Key((int,), 4, "a positive integer", _pos),
+        "population": Key((int,), 60, "an integer >= 4", lambda x: x >= 4,
+            doc=("Members per generation. `tournament = \"thesis\"` needs a multiple of 4, the antithetic `es` an "
+                 "even number.")),
+        "games_per_generation": Key((int,), 15, "a positive integer", _pos,
+            doc=("With `tournament = \"tables\"`: the tables of a generation, population tables of four members and, "
+                 "with `opponent_share`, tables of one member against opponents; there must be a seat for every "
+                 "member. With `tournament = \"thesis\"`: the games every member plays. Common random numbers ignore "
+                 "it (one table per member and opponent).")),
+        "rounds_per_game": Key((int,), 4, "a positive integer", _pos,
+            doc=("Rounds (deals) each table plays. Every block of four rounds plays one deal with the hands and the "
+                 "dealer rotated one seat a round, so every seat plays every hand.")),
         "generations": Key(
-            (int,), 200, "a positive integer (minimum length, and the span of the mutation annealing)", _pos
+            (int,), 200, "a positive integer (minimum length, and the span of the mutation annealing)", _pos,
+            doc=("The least number of generations a run makes, and the span over which the `ga`'s mutation rate "
+                 "anneals from `mutation_start` to `mutation_end`."),
         ),
-        "patience": Key((int,), 200, "a non-negative integer (generations after the last new best)", _nonneg),
-        "max_generations": Key((int,), 5000, "a positive integer", _pos),
-        "mutation_start": Key((float, int), 0.8, "a number in [0, 1]", _unit),
-        "mutation_end": Key((float, int), 0.2, "a number in [0, 1]", _unit),
-        "mutation_schedule": Key((str,), "linear", "linear or exponential", lambda s: s in ("linear", "exponential")),
+        "patience": Key((int,), 200, "a non-negative integer (generations after the last new best)", _nonneg,
+            doc=("After `generations`, the run goes on until `patience` generations have passed without a new best "
+                 "(0: it stops at `generations`).")),
+        "max_generations": Key((int,), 5000, "a positive integer", _pos,
+            doc="The most generations a run makes, whatever `patience` says; at least `generations`."),
+        "mutation_start": Key((float, int), 0.8, "a number in [0, 1]", _unit,
+            doc=("The `ga`'s mutation rate m in generation 0: each member mutates with probability m, and a "
+                 "mutating member changes each weight with probability m / 2.")),
+        "mutation_end": Key((float, int), 0.2, "a number in [0, 1]", _unit,
+            doc="The `ga`'s mutation rate m from generation `generations - 1` on."),
+        "mutation_schedule": Key((str,), "linear", "linear or exponential", lambda s: s in ("linear", "exponential"),
+            doc=("How the `ga`'s mutation rate goes from `mutation_start` to `mutation_end`: along a straight line "
+                 "or geometrically (`exponential`).")),
         "mutation_operator": Key(
             (str,),
             "reset",
             "reset (a weight is redrawn from U(-1, 1), the study) or gaussian",
             lambda s: s in ("reset", "gaussian"),
+            doc=("How the `ga` changes a weight it mutates: `reset` redraws it from U(-1, 1) (the Spades thesis's "
+                 "operator), `gaussian` adds N(0, `mutation_sigma`) and clamps it to [-1, 1]."),
         ),
-        "mutation_sigma": Key((float, int), 0.1, "a positive number (sd of gaussian mutation)", _pos),
+        "mutation_sigma": Key((float, int), 0.1, "a positive number (sd of gaussian mutation)", _pos,
+            doc="Standard deviation, in unit coordinates, of `mutation_operator = \"gaussian\"`."),
         "mutate_parents": Key(
-            (bool,), True, "true (the study: every member of the new generation may mutate) or false"
+            (bool,), True, "true (the study: every member of the new generation may mutate) or false",
+            doc=("Whether the `ga`'s parents may mutate too when they pass into the next generation (true: every "
+                 "member of the new generation may mutate, as in the Spades thesis; false: only the children)."),
         ),
         "selection": Key(
-            (float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1
+            (float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1,
+            doc=("The share of the population the `ga` keeps as parents (truncation to the best, at least two); the "
+                 "children of uniform recombination fill the rest."),
         ),
         "fitness": Key(
             (str,),
             "simple",
             "simple, advanced, side_points or side_score",
             lambda s: s in ("simple", "advanced", "side_points", "side_score"),
+            doc=("What a member scores, as a mean per round: `simple` (the tricks its seat takes), `advanced` (the "
+                 "Spades thesis's advanced fitness: for each trick taken, a score of the winning card, higher the "
+                 "less likely that card was to win), `side_points` (the card points of its side; tricks in Spades "
+                 "and Euchre) or `side_score` (its side's hand score). The side fitnesses need a partnership game."),
         ),
         "opponents": Key(
             (list,),
             [],
             "a list of seat strings (empty: members play each other)",
             lambda v: all(isinstance(x, str) for x in v),
+            doc=("Seat strings the members play against at opponent tables (`opponent_share`) or, with "
+                 "`common_random_numbers`, at one table each. Empty: members play only each other."),
         ),
         "opponent_share": Key(
-            (float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit
+            (float, int), 0.0, "a fraction in [0, 1] of each generation's games played against `opponents`", _unit,
+            doc=("The share of a generation's `games_per_generation` tables that seat one member (two with `partner "
+                 "= \"self\"`) against opponents drawn from `opponents`; the others seat four members."),
         ),
         "stages": Key(
             (list,),
@@ -170,22 +252,34 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "generation `until` the first stage not yet over replaces `opponents` and/or `rounds_per_game` "
             "(an opponent schedule that ends at `opponents`, a budget that grows late)",
             lambda v: all(isinstance(x, dict) for x in v),
+            doc=("An opponent schedule and growing budget: each generation plays with the first "
+                 "`[[evolution.stages]]` table whose `until` it has not reached, and after the last with the plain "
+                 "`opponents` and `rounds_per_game`. Stages that seat opponents need opponent tables "
+                 "(`common_random_numbers` or `opponent_share` > 0)."),
         ),
         "opponent_hall": Key(
             (int,), 0,
             "a non-negative integer (the last n of the run's own past search means, one frozen every "
             "opponent_hall_every generations, join the opponents; 0: none)",
             _nonneg,
+            doc=("How many of the run's own past search means (the `ga`'s best member) join the opponents: one is "
+                 "frozen every `opponent_hall_every` generations and the last `opponent_hall` play after the "
+                 "stage's opponents, so the run also has to beat its past. 0: no hall."),
         ),
-        "opponent_hall_every": Key((int,), 25, "a positive integer (generations between two hall entries)", _pos),
+        "opponent_hall_every": Key((int,), 25, "a positive integer (generations between two hall entries)", _pos,
+            doc="Generations between two entries of the opponent hall."),
         "deals": Key(
             (str,),
             "shared",
             "shared (every table plays the generation's deals) or per_table",
             lambda s: s in ("shared", "per_table"),
+            doc=("`shared`: every table of a generation plays the same deals; `per_table`: each table draws its "
+                 "own. Common random numbers always share them."),
         ),
         "checkpoint_every": Key(
-            (int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos
+            (int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos,
+            doc=("The run checkpoints only after generations divisible by it (and always at the end and when "
+                 "interrupted)."),
         ),
         "checkpoint_seconds": Key(
             (float, int),
@@ -193,6 +287,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "a non-negative number (seconds at least between two checkpoints; "
             "0: after every checkpoint_every generations)",
             _nonneg,
+            doc=("The least time between two checkpoints, in seconds (0: after every `checkpoint_every` "
+                 "generations); a long imitation training is also stored this often."),
         ),
         "algorithm": Key(
             (str,),
@@ -200,16 +296,28 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "ga (the study's truncation, recombination and mutation), cma (DEAP's CMA-ES) "
             "or es (OpenAI-style evolution strategy)",
             lambda s: s in STRATEGIES,
+            doc=("The search: `ga` (the Spades thesis's GA: truncation, uniform recombination, annealed mutation), "
+                 "`cma` (DEAP's CMA-ES, for genomes of up to 5,000 values) or `es` (an OpenAI-style evolution "
+                 "strategy: mirrored perturbations, centered ranks, Adam on the mean; for networks of any size)."),
         ),
-        "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos),
-        "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos),
-        "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos),
-        "es_weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the ES mean)", _nonneg),
-        "es_antithetic": Key((bool,), True, "true (mirrored pairs of perturbations) or false"),
+        "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos,
+            doc="The initial step size of `cma`, in unit coordinates."),
+        "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos,
+            doc="Standard deviation of the `es` perturbations around the mean, in unit coordinates."),
+        "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos,
+            doc="Adam's step size for the `es` mean."),
+        "es_weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the ES mean)", _nonneg,
+            doc="L2 weight decay on the `es` mean (0: none)."),
+        "es_antithetic": Key((bool,), True, "true (mirrored pairs of perturbations) or false",
+            doc=("Whether `es` samples mirrored pairs of perturbations (mean + sigma x eps and mean - sigma x eps), "
+                 "so the luck both halves share cancels; needs an even `population`.")),
         "common_random_numbers": Key(
             (bool,),
             False,
             "true (every member plays the same deals, seat and random streams against each of `opponents`) or false",
+            doc=("Every member sits in seat 0 (and seat 2 with `partner = \"self\"`) of one table per entry of "
+                 "`opponents`, and all tables play the same deals with the same random streams, so equal members "
+                 "get equal fitness and what separates members is their play. Needs `opponents`."),
         ),
         "progress_every": Key(
             (int,),
@@ -217,14 +325,20 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "a non-negative integer (every k generations the generation's best plays "
             "progress_deals fixed deals against the first opponent or Random; 0: never)",
             _nonneg,
+            doc=("Every k generations the generation's best member (with `es` or `cma`: the search mean) plays "
+                 "`progress_deals` fixed deals against the validation opponents: the `val` figure of the progress "
+                 "bar and the fitness plot. 0: never."),
         ),
-        "progress_deals": Key((int,), 1000, "a positive integer (fixed deals of the progress figure)", _pos),
+        "progress_deals": Key((int,), 1000, "a positive integer (fixed deals of the progress figure)", _pos,
+            doc="Fixed deals per validation opponent of the progress figure."),
         "partner": Key(
             (str,),
             "opponent",
             "opponent (at opponent tables the member's partner is an opponent) or "
             "self (the member sits in both seats of its side)",
             lambda s: s in ("opponent", "self"),
+            doc=("Who partners a member at an opponent table in a partnership game: `opponent` (an opponent sits in "
+                 "the partner's seat) or `self` (the member sits in both seats of its side)."),
         ),
         "champion": Key(
             (str,),
@@ -232,14 +346,25 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "hall_of_fame (best single evaluation, the study), validated (the best candidate on the validation "
             "deals) or founder_unless_better (the founder unless the best is better on them, its CI above zero)",
             lambda s: s in ("hall_of_fame", "validated", "founder_unless_better"),
+            doc=("How the champion is picked: `hall_of_fame` (the member with the best single evaluation), "
+                 "`validated` (the hall of fame, the last `elite`, the founder and the search mean play the same "
+                 "`validation_deals` fixed deals; the best mean wins) or `founder_unless_better` (the same play, "
+                 "but the founder stays unless the best beats it with the paired 95% CI above zero; needs a "
+                 "founder)."),
         ),
         "founder": Key(
             (str,), "",
             "a champion's folder or champion.npz written by python -m evolve.run for this run's agent (its genome "
             "is generation 0's founder and the ES's start; empty: no founder from a champion)",
+            doc=("A champion written by `python -m evolve.run` (its folder or `champion.npz`) of this run's game "
+                 "and agent, whose genome is generation 0's founder: the search's start, a champion candidate to "
+                 "the end. The config hash covers the file's bytes. It replaces an `[imitation]` teacher: a run has "
+                 "one or the other."),
         ),
         "validation_deals": Key(
-            (int,), 4000, "a positive integer (deals per candidate when the champion is validated)", _pos
+            (int,), 4000, "a positive integer (deals per candidate when the champion is validated)", _pos,
+            doc=("Fixed deals each champion candidate plays against each validation opponent when the champion is "
+                 "`validated` or `founder_unless_better`."),
         ),
         "validation_opponents": Key(
             (list,),
@@ -248,9 +373,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "champion play the same fixed deals against each; empty: the first of "
             "`opponents`, or Random)",
             lambda v: all(isinstance(x, str) for x in v),
+            doc=("The fixed opponents of the progress figure and of the champion's validation; with several, each "
+                 "plays the same fixed deals and the scores are pooled. Empty: the first of `opponents`, or "
+                 "`random`."),
         ),
         "elite": Key(
-            (int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos
+            (int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos,
+            doc="How many of the last generation's best members are champion candidates beside the hall of fame.",
         ),
         "evaluation": Key(
             (str,),
@@ -258,6 +387,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "sequential (one deal after another) or lockstep (many deals at once, "
             "network decisions batched: the same results, faster)",
             lambda s: s in ("sequential", "lockstep"),
+            doc=("`sequential` plays one deal after another; `lockstep` plays many deals at once with the networks' "
+                 "decisions batched (the same results bit for bit; it pays only with large networks). `--resume` "
+                 "may switch it."),
         ),
         "tournament": Key(
             (str,),
@@ -265,46 +397,69 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "tables (games_per_generation tables in all, members seated from random permutations) or thesis "
             "(the Spades thesis's: every member plays every game, in fresh groups of four sharing its deal)",
             lambda s: s in ("tables", "thesis"),
+            doc=("`tables`: `games_per_generation` tables in all, members seated from random permutations; "
+                 "`thesis`: the Spades thesis's procedure, where every member plays every game in fresh groups of "
+                 "four that share the game's deal (a population that is a multiple of 4; no opponent tables)."),
         ),
     },
     "imitation": {
-        "teacher": Key((str,), "", 'a seat string such as "ismcts:iterations=200" (empty: no warm start, the study)'),
+        "teacher": Key((str,), "", 'a seat string such as "ismcts:iterations=200" (empty: no warm start, the study)',
+            doc=("A seat string whose play a network learns before evolution (a warm start by imitation), e.g. "
+                 "`ismcts:iterations=200`; the trained clone and perturbed copies of it form generation 0. Empty: "
+                 "no warm start.")),
         "opponents": Key(
             (list,),
             ["random"],
             "a list of seat strings (the teacher's opponents)",
             lambda v: bool(v) and all(isinstance(x, str) for x in v),
+            doc=("The seat strings the teacher plays against, filling the other seats in turn (the teacher sits in "
+                 "seat 0, and in seat 2 too in partnership games); the DAgger rounds use them as well."),
         ),
-        "deals": Key((int,), 16000, "a positive integer (deals the teacher plays)", _pos),
-        "epochs": Key((int,), 12, "a positive integer", _pos),
-        "learning_rate": Key((float, int), 0.003, "a positive number (Adam step size)", _pos),
-        "batch": Key((int,), 256, "a positive integer (decisions per training step)", _pos),
+        "deals": Key((int,), 16000, "a positive integer (deals the teacher plays)", _pos,
+            doc="Deals the teacher plays; each decision with two or more legal cards becomes a training example."),
+        "epochs": Key((int,), 12, "a positive integer", _pos,
+            doc="Passes over the examples in the first training."),
+        "learning_rate": Key((float, int), 0.003, "a positive number (Adam step size)", _pos,
+            doc="Adam's step size in training (with `schedule = \"cosine\"`, the first epoch's)."),
+        "batch": Key((int,), 256, "a positive integer (decisions per training step)", _pos,
+            doc="Decisions per training step (minibatch size)."),
         "schedule": Key(
             (str,), "constant",
             "constant or cosine (the Adam step size: fixed, or decayed to 0 along a half cosine over the epochs "
             "of each training)",
             lambda s: s in ("constant", "cosine"),
+            doc=("Adam's step size over the epochs of each training: `constant`, or `cosine` (decayed from "
+                 "`learning_rate` towards 0 along a half cosine)."),
         ),
         "holdout": Key(
             (int,), 0,
             "a non-negative integer (the teacher's last decisions kept out of training; their loss and "
             "accuracy are reported per epoch)",
             _nonneg,
+            doc=("The teacher's last N decisions kept out of training; their loss and accuracy are reported after "
+                 "every epoch, in the progress bar and in `imitation.json`. 0: none."),
         ),
         "init": Key(
             (str,), "small",
             "small or fan_in (the trained network's start: every weight 0.3 x U(-1, 1), or scaled by "
             "sqrt(3 / fan-in) with zero biases, which wide layers need)",
             lambda s: s in _trainer_choices("INITS"),
+            doc=("The trained network's start: `small` (every weight 0.3 x U(-1, 1)) or `fan_in` (each layer scaled "
+                 "by sqrt(3 / fan-in), biases zero), which wide layers need."),
         ),
         "logits": Key(
             (str,), "tanh",
             "tanh or linear (the softmax is taken over 5 x tanh(output), or over the output sums themselves, "
             "the values the agent's argmax compares)",
             lambda s: s in _trainer_choices("LOGITS"),
+            doc=("What the training's softmax is taken over: `tanh` (5 x tanh(output)) or `linear` (the output sums "
+                 "themselves, the very values the agent's argmax compares)."),
         ),
         "noise": Key(
-            (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg
+            (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg,
+            doc=("Standard deviation, in unit coordinates, of the perturbed copies of the founder (the imitation "
+                 "clone, or the `[evolution] founder`) that fill generation 0 beside it. `es` and `cma` centre "
+                 "their search distribution on the founder instead."),
         ),
         "targets": Key(
             (str,),
@@ -312,40 +467,81 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "choice (the card the teacher plays) or visits (an ISMCTS teacher's root visit shares, "
             "a soft target)",
             lambda s: s in ("choice", "visits"),
+            doc=("What the network learns: `choice` (the card the teacher plays) or `visits` (an ISMCTS teacher's "
+                 "share of root visits per legal card, a soft target)."),
         ),
         "dagger_rounds": Key(
             (int,), 0, "a non-negative integer (DAgger rounds: the clone plays, the teacher labels its decisions)",
             _nonneg,
+            doc=("DAgger rounds after the first training: each round the clone plays in the teacher's seats, the "
+                 "DAgger teacher labels every decision the clone made, the examples join the data and training goes "
+                 "on. 0: none."),
         ),
         "dagger_deals": Key((int,), 0, "a non-negative integer (deals the clone plays per DAgger round; 0: deals)",
-                            _nonneg),
+                            _nonneg,
+            doc="Deals the clone plays per DAgger round (0: `deals`)."),
         "dagger_epochs": Key((int,), 0, "a non-negative integer (epochs after each DAgger round; 0: epochs)",
-                             _nonneg),
+                             _nonneg,
+            doc="Epochs of the training after each DAgger round (0: `epochs`)."),
         "dagger_teacher": Key(
             (str,), "",
             "a seat string (the searcher that labels the clone's decisions in DAgger rounds, perhaps stronger "
             "than the teacher whose games it first learnt from; empty: the teacher)",
+            doc=("The seat string that labels the clone's decisions in DAgger rounds, perhaps a stronger search "
+                 "than the teacher whose games the clone first learnt from. Empty: the teacher."),
         ),
         "dagger_learning_rate": Key(
             (float, int), 0, "a non-negative number (Adam step size of the trainings after DAgger rounds, which "
                              "start from the clone; 0: learning_rate)", _nonneg,
+            doc=("Adam's step size of the trainings after DAgger rounds, which go on from the clone (0: "
+                 "`learning_rate`)."),
         ),
         "dagger_data": Key(
             (str,), "joined",
             "joined (each DAgger training sees the teacher's examples and every round's) or relabelled (only the "
             "rounds' examples: the clone's own decisions as the DAgger teacher labels them)",
             lambda s: s in ("joined", "relabelled"),
+            doc=("What each DAgger training sees: `joined` (the teacher's examples and every round's) or "
+                 "`relabelled` (only the rounds' examples, the clone's decisions as the DAgger teacher labels "
+                 "them)."),
         ),
     },
     "parallel": {
-        "workers": Key((int,), 0, "a non-negative integer (worker processes; 0: every core)", _nonneg),
-        "backend": Key((str,), "loky", "loky, threads or dask", lambda s: s in ("loky", "threads", "dask")),
-        "scheduler": Key((str,), "", "a dask scheduler address such as tcp://host:8786 (empty: a local cluster)"),
+        "workers": Key((int,), 0, "a non-negative integer (worker processes; 0: every core)", _nonneg,
+            doc=("Processes that play a generation's tables, the teacher's deals and the benchmark (0: every core). "
+                 "The results do not depend on it; `--workers` overrides it.")),
+        "backend": Key((str,), "loky", "loky, threads or dask", lambda s: s in ("loky", "threads", "dask"),
+            doc=("Where the shares of the work run: `loky` (worker processes on this machine), `threads` (threads "
+                 "of one process) or `dask` (a Dask cluster). The results do not depend on it.")),
+        "scheduler": Key((str,), "", "a dask scheduler address such as tcp://host:8786 (empty: a local cluster)",
+            doc=("With `backend = \"dask\"`, the address of the Dask scheduler, e.g. `tcp://host:8786` (empty: a "
+                 "local cluster).")),
     },
     "benchmark": {
-        "deals": Key((int,), 20000, "a non-negative integer (0 skips the final benchmark)", _nonneg),
-        "opponents": Key((list,), ["random"], "a list of seat strings", lambda v: all(isinstance(x, str) for x in v)),
+        "deals": Key((int,), 20000, "a non-negative integer (0 skips the final benchmark)", _nonneg,
+            doc=("Deals the champion plays against each benchmark opponent at the end of the run (0: no benchmark). "
+                 "When the run has a founder and another candidate became the champion, the two also play the same "
+                 "deals against each opponent: what evolution added.")),
+        "opponents": Key((list,), ["random"], "a list of seat strings", lambda v: all(isinstance(x, str) for x in v),
+            doc=("The seat strings the champion is benchmarked against: its side against the opponent's in "
+                 "partnership games, one seat against three otherwise.")),
     },
+}
+
+# what each table of an experiment file is for (the configuration reference)
+SECTION_DOCS = {
+    "experiment": "What the experiment is: its name, game and seed.",
+    "game_options": "The options of the game that `[experiment] game` names, each as `key = value` (free-form: "
+                    "the game's own option table checks them).",
+    "agent": "What is evolved: a network (the default, described by `[network]`) or a parametric kind, and how a "
+             "parametric genome starts.",
+    "network": "The evolved network: its inputs, hidden layers, number format and the bidder of its seats.",
+    "evolution": "The search: the algorithm and its operators, the tournament that scores each generation, how "
+                 "long the run goes on, how it checkpoints and how the champion is picked.",
+    "imitation": "An optional warm start: a network trained to play like a teacher (and DAgger rounds) before "
+                 "evolution starts from it.",
+    "parallel": "Where the work runs; the results do not depend on these keys.",
+    "benchmark": "The champion's final benchmark against fixed opponents.",
 }
 
 
@@ -651,6 +847,14 @@ def _check_evolution(ev: dict, g, fail) -> None:
 
 
 STAGE_KEYS = ("until", "opponents", "rounds_per_game")
+# what each key of an ``[[evolution.stages]]`` table does (the configuration reference)
+STAGE_DOCS = {
+    "until": "The first generation after the stage: it covers the generations from the previous stage's `until` "
+             "(or 0) up to `until - 1`. Stages come in rising order of `until`.",
+    "opponents": "The seat strings the stage's generations play against instead of `[evolution] opponents`.",
+    "rounds_per_game": "The rounds per table of the stage's generations instead of `[evolution] "
+                       "rounds_per_game`.",
+}
 
 
 def _check_stages(ev: dict, fail) -> None:

@@ -1,5 +1,5 @@
-"""The evolution loop (the Spades thesis's procedure and its extensions; ``docs/evolving.md``) with neat-python-style
-reporters.
+"""The evolution loop (the Spades thesis's procedure and its extensions;
+``docs/explanation/how-a-run-works.md``) with neat-python-style reporters.
 
 ``Evolution(config).run()`` evolves a population of genomes, networks or parametric agents
 alike (``evolve.agents.genomes.evolvable``), with the study's GA, CMA-ES or an OpenAI-style ES, until ``generations``

@@ -76,7 +76,7 @@ OPTIONS = {
     "target": Option(10, "game target in points (0: no games)", kind=int, minimum=0),
 }
 
-# fixed strength scores of the Euchre paper's code (docs/agents.md), rank 9..A = 0..5
+# fixed strength scores of the Euchre paper's code (docs/explanation/search-and-learnt-agents.md), rank 9..A = 0..5
 _STUDY_PLAIN = (1, 2, 3, 4, 5, 6)
 _STUDY_TRUMP = (7, 8, 13, 9, 10, 11)
 

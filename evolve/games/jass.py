@@ -6,7 +6,7 @@ Card id = suit * 9 + rank; suits D, H, S, C (0..3, jass-kit's order); ranks 6, 7
 
 The forehand (seat after the dealer) declares a mode or pushes; after a push its partner
 must declare. The forehand leads either way. Legality: see ``rules.jass_legal``.
-Points as in ``docs/games.md``, last trick +5 (157). ``match_bonus``: all nine tricks +100.
+Points as in ``docs/reference/games.md``, last trick +5 (157). ``match_bonus``: all nine tricks +100.
 ``multipliers``: diamonds/hearts x1, spades/clubs x2, Obe/Une x3 on the hand score.
 Weis (melds) and Stöck (the trump king and queen) are not implemented: a deal scores its
 card points only, as in the Jass paper's experiments, which turned them off (its Section

@@ -4,7 +4,7 @@ Card id = suit * 13 + rank; suits C, D, H, S (0..3); ranks 2..A (0..12).
 Default: cut-throat (four individual players), no bidding, objective tricks, spades may be
 led at any time. Options: ``partnership``, ``break_spades`` (``never_broken``: OpenSpiel's
 rule, a spade is led only from a hand of spades), ``bidding`` none | exact |
-standard (see ``docs/games.md``), and ``target`` (game to 500 under standard bidding).
+standard (see ``docs/reference/games.md``), and ``target`` (game to 500 under standard bidding).
 
 Standard scoring, per side: the contract is the sum of the two non-nil bids; a made
 contract scores 10 x contract plus one per overtrick (a "bag"), a set one -10 x contract;

@@ -1,6 +1,6 @@
-"""Training the three-head network (``python -m evolve.dnn``): the Jass seed's card play
-network (Section 6.3: a policy, a value and a card-distribution head on one trunk),
-trained here on the deals a named agent plays (a search agent, for P-DMCTS / P-ISMCTS),
+"""Training the three-head network (``python -m evolve.dnn``): the card play network of the
+Jass paper (Niklaus et al. 2020, Section 6.3: a policy, a value and a card-distribution
+head on one trunk), trained here on the deals a named agent plays (a search agent, for P-DMCTS / P-ISMCTS),
 not on human games, which this project cannot have.
 
 One tanh hidden layer reads the value network's inputs and what else the seat knows

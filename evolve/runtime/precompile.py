@@ -29,7 +29,7 @@ from evolve.core.cores import resolve_workers
 from evolve.core.pool import map_unordered
 
 # compile time of the engine of one game with random play and its bidders, and the share
-# of each agent family (evolve.agents.dispatch.FAMILIES), measured on this 2-core machine
+# of each agent family (evolve.agents.dispatch.FAMILIES), roughly, on a 2-core machine
 ENGINE_SECONDS = numba_cache.ENGINE_SECONDS
 
 

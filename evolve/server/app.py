@@ -25,8 +25,8 @@ the browser table; the JSON API is:
   over, so it never shows a hand still in play);
 - ``POST /api/replay`` (a log): replays it and answers the scores and whether they match.
 
-A human seat's token goes in the ``X-Seat-Token`` header (or, as before, a ``token``
-query parameter or body field). Every action is committed to the store before it is
+A human seat's token goes in the ``X-Seat-Token`` header (or a ``token`` query parameter or
+body field). Every action is committed to the store before it is
 answered. Every bad request is a 4xx JSON ``{"error": "..."}`` and leaves the table as it was.
 """
 
@@ -177,19 +177,44 @@ def _routes():
 
     @bp.get("/")
     def index():
+        """The browser table. A page where people create tables and play at them against agents,
+        champions and remote bots (``evolve/server/web/index.html``)."""
         return send_from_directory(WEB, "index.html")
 
     @bp.get("/web/<path:name>")
     def static_file(name: str):
+        """A file of the browser table: its script and style sheet (``table.js``, ``table.css``
+        in ``evolve/server/web/``); 404 for any other name."""
         return send_from_directory(WEB, name)
 
     @bp.get("/api/agents")
     def list_agents():
+        """What a client may seat and play. The answer lists the registered agents, the bidder
+        names, the champions of the server's populations folder (seated as ``champion:NAME``),
+        every game with its options, card names and mode names, and this server's limits.
+
+        Answer 200: ``{"agents": [{"name", "games": [...], "describe"}], "bidders": [names],
+        "champions": [{"seat": "champion:NAME", "game", "kind", "name"}], "games": {GAME:
+        {"options": {KEY: {"default", "choices", "help"}}, "cards": [card names by id],
+        "modes": [mode names]}}, "limits": {"max_deals", "max_iterations", "max_seconds",
+        "max_body", "remote_bots"}}``."""
         policy = tables().policy
         return jsonify(agents_listing(policy.populations, policy.limits))
 
     @bp.post("/api/tables")
     def create_table():
+        """Create a table. Body: ``{"game": GAME, "seats": [4 seats], "seed": 0, "deals": 0,
+        "dealer": 0, "options": {KEY: VALUE}}`` (only ``game`` and ``seats`` are required). A seat
+        is ``human``, an agent seat string, ``champion:NAME`` or, when the server allows remote
+        bots, a bot URL. ``deals`` 0 plays to the game target (or ``--max-deals`` deals in a game
+        without one); ``dealer`` is the first deal's dealer, 0..3.
+
+        Answer 201 when a seat is human: ``{"id", "tokens": {"SEAT": TOKEN}, "view": the view of
+        the lowest human seat, "error", "over", "log": null}``; each token is that seat's password
+        for the calls that act for it. Answer 202 when no seat is human: the table is a job the
+        server plays in the background, ``{"id", "tokens": {}, "view": null, "error": "", "over",
+        "progress": the progress answer}``. Errors: 400 (a bad key, game, seat, option or value,
+        or a limit passed), 429 (the server holds ``--max-open-tables`` unfinished tables)."""
         e, tokens = tables().create(_table_spec(_body()))
         t = e.table
         if e.machine_only:
@@ -200,6 +225,15 @@ def _routes():
 
     @bp.get("/api/tables/<table_id>")
     def get_view(table_id: str):
+        """What a human seat sees at the table. Query ``?seat=S``, the seat's token in the ``X-Seat-Token``
+        header. Answer 200, the view: the observation's fields (``game``, ``options``, ``seat``,
+        ``dealer``, ``hand``, ``hand_names``, ``phase``, ``trump``, ``upcard``, ``calls``, ``maker``,
+        ``out_seat``, ``tricks``, ``trick``, ``score``, ``game_score``), ``decision`` (the decision
+        due, ``"over"`` at the end) and ``to_act``; ``legal`` (``[{"action", "name"}]`` when the
+        seat is to act, else empty); ``results`` (the last finished deal's result, if any); and
+        ``table`` (``{"seats", "deal", "over", "winner", "error", "n_sides", "deals", "max_deals",
+        "target", "n_actions"}``). Errors: 403 (not a human seat, or a wrong token), 404 (no such
+        table)."""
         with tables().use(table_id) as e:
             seat = _seat_of(e, request.args.get("seat"), _token())
             tables().touch(e)
@@ -207,12 +241,26 @@ def _routes():
 
     @bp.post("/api/tables/<table_id>/action")
     def post_action(table_id: str):
+        """Act for a human seat. Body: ``{"seat": S, "action": A, "n_actions": N}`` (the token in
+        the ``X-Seat-Token`` header); ``A`` is one of the view's ``legal`` actions (a card id, a
+        bid or a call). The machine seats then play until a human must decide, and the answer
+        (200) is the seat's new view. ``n_actions`` (optional: the view's ``table.n_actions``)
+        makes a retry safe: an action the table already took at that point is answered again with
+        ``"repeated": true``, never taken twice. A remote bot that fails leaves its name in the
+        view's ``table.error`` (``/advance`` retries it). Errors: 400 (an illegal or missing
+        action), 403, 404, 409 (not the seat's turn, the table is over, or ``n_actions`` is
+        stale)."""
         d = _body()
         with tables().use(table_id) as e:
             return jsonify(_act(tables(), e, d))
 
     @bp.post("/api/tables/<table_id>/advance")
     def post_advance(table_id: str):
+        """Retry after a remote bot failed. Body ``{"seat": S}`` (a human seat, its token in the
+        ``X-Seat-Token`` header): the machine seats play on until a human must decide, and the
+        answer (200) is the progress answer; 502 while the bot still fails. At a table with no
+        human seat (a job) no body is needed: the job is queued again and the answer is 202 with
+        its progress."""
         with tables().use(table_id) as e:
             if e.machine_only:
                 with tables().changing(e) as t:
@@ -228,11 +276,18 @@ def _routes():
 
     @bp.get("/api/tables/<table_id>/progress")
     def get_progress(table_id: str):
+        """How far a table is, for anyone who knows its id. Answer 200: ``{"over", "deals_done",
+        "deals", "n_actions", "error", "job", "winner"}`` (``job``: a machine-only table the
+        server is still playing). Error: 404."""
         with tables().use(table_id) as e:
             return jsonify(tables().progress(e))
 
     @bp.get("/api/tables/<table_id>/hint")
     def get_hint(table_id: str):
+        """What an agent would do in a human seat's place. Query ``?seat=S&agent=A``, the seat's
+        token in the ``X-Seat-Token`` header; ``A`` is an agent seat string or ``champion:NAME``,
+        within the server's search limits. Answer 200: ``{"agent", "action",
+        "name"}``. Errors: 400 (a bad agent), 403, 404, 409 (no decision is due for the seat)."""
         with tables().use(table_id) as e:
             seat = _seat_of(e, request.args.get("seat"), _token())
             tables().touch(e)
@@ -242,6 +297,11 @@ def _routes():
 
     @bp.get("/api/tables/<table_id>/log")
     def get_log(table_id: str):
+        """The table's log, as a JSON attachment. Answer 200: ``{"format": "trick-evolve table log",
+        "version", "game", "options", "seed", "dealer", "deals", "seats", "actions": [every
+        action with its seat and deal], "results": [each finished deal's hands, calls, tricks and
+        scores], "game_score", "winner", "over"}``. Until the table is over only the finished
+        deals are in it, so it never shows a hand still in play. Error: 404."""
         log = tables().store.log(table_id)       # a finished table's log needs no rebuild
         if log is None:
             with tables().use(table_id) as e:
@@ -251,6 +311,10 @@ def _routes():
 
     @bp.post("/api/replay")
     def post_replay():
+        """Replay a table log (the body, as ``/log`` gives it) on a fresh table, asking no agent.
+        Answer 200: ``{"results": [each deal's score], "game_score", "matches"}`` (``matches``:
+        the replayed results equal the log's). Error: 400 (not a table log, or it does not
+        replay)."""
         log = _body()
         try:
             t = replay(check_log(log))

@@ -14,7 +14,7 @@ quote the defaults from here. ``Policy`` applies them to what a request names:
   candidate deals drawn by P-DMCTS / P-ISMCTS) and ``max_seconds`` of wall clock. An
   agent's compiled code holds the interpreter while it decides, so these limits also bound
   how long one table's machine move makes the other tables wait (5000 playouts: at most
-  about 60 ms per decision on this machine);
+  about 60 ms per decision on a 2-core machine, model not recorded);
 - a table plays at most ``max_deals`` deals (``deals: 0``, to the game target, plays
   ``max_deals`` deals in a game that has no target).
 

@@ -19,7 +19,7 @@ BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_biddi
                 "search": ("spades", "euchre", "jass"), "simple_rb": ("jass",), "learnt": ("jass", "euchre")}
 
 # ``bidder=default``: each game's rule-based bidder, the strongest that costs about as little as
-# the card play (measured with CardCounting card play on both sides, docs/agents.md#default-bidders):
+# the card play (measured with CardCounting card play on both sides, docs/results/bidders.md):
 # Euchre's context table wins 95% of games to 10 against the simple rule, which passes 85% of
 # deals, at about the speed of card play (the profile table is as strong but ~3x slower); in
 # Jass the ranked rule and the Graf table are level (+0.7 [-0.1, +1.5] points per deal on

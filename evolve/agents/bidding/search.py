@@ -19,9 +19,10 @@ After ``bid_iterations`` iterations it makes the most visited call (the "robust 
 ties to the higher mean). Rewards:
 
 - Jass (the forehand: six modes + push; the partner after a push: six modes). After a
-  push the partner's declaration is simulated by the "ranked" rule (``docs/agents.md``) on its sampled
-  hand. Reward: the seat's side's card points (last trick +5, ``match_bonus`` included)
-  times the mode's multiplier (``multipliers``), divided by the largest possible value.
+  push the partner's declaration is simulated by the "ranked" rule
+  (``docs/explanation/search-and-learnt-agents.md``) on its sampled hand. Reward: the seat's
+  side's card points (last trick +5, ``match_bonus`` included) times the mode's multiplier
+  (``multipliers``), divided by the largest possible value.
 - Euchre (order up / pass; a suit / pass in round 2, no pass when ``must_call``; alone /
   not). The dealer's discard, in playouts and at the table, is the simple rule's (least
   valuable card). Reward: the seat's side's hand score minus the opponents' (+1 / +2 / +4

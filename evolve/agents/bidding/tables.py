@@ -11,7 +11,7 @@ Jass trump choice (bidder kind ``BID_JASS_TABLE``). A mode's score from the hand
 - push (forehand only): ``push_score``.
 The highest score wins (ties to the lower mode, push last). After a push the partner adds
 ``partner_offset[mode]`` to each mode's score. With the "ranked" numbers (start ``default``;
-the Jass paper's Ranked RB rule as ``docs/agents.md`` gives it) it plays exactly as the
+the Jass paper's Ranked RB rule as ``docs/explanation/search-and-learnt-agents.md`` gives it) it plays exactly as the
 ``simple`` bidder; with Graf's table (start ``graf``,
 and the registered baseline ``bidder=graf``) it is the Graf heuristic: per-card scores,
 push when the best mode scores at most 68.
@@ -57,7 +57,8 @@ JASS_LAYOUT = Layout((
     Block("partner_offset", (6,), -100.0, 100.0, "after a push: added to each mode's score (D, H, S, C, Obe, Une)"),
 ))
 
-# "ranked" (docs/agents.md): 2 x trump rank (6 1, 7 2, 8 3, 9 12, 10 5, J 13, Q 7, K 8, A 9)
+# "ranked" (docs/explanation/search-and-learnt-agents.md): 2 x trump rank
+# (6 1, 7 2, 8 3, 9 12, 10 5, J 13, Q 7, K 8, A 9)
 _RANKED = {
     "trump_rank": 2.0 * np.array([1, 2, 3, 12, 5, 13, 7, 8, 9], np.float64),
     "trump_holding": np.array([0, 0, 0, 7, 0, 10, 0, 0, 3], np.float64),
@@ -65,7 +66,8 @@ _RANKED = {
     "safe_value": [20.0, 20.0], "obe_rank": np.zeros(_RANKS), "une_rank": np.zeros(_RANKS),
     "push_score": [125.0], "partner_offset": np.zeros(6),
 }
-# Graf's table (D. Graf 2009; docs/agents.md), here in rank order 6..A (docs/agents.md lists A..6)
+# Graf's table (D. Graf 2009), here in rank order 6..A
+# (docs/explanation/search-and-learnt-agents.md lists it A..6)
 _GRAF = {
     **_RANKED,
     "trump_rank": np.array([5, 5, 5, 19, 6, 25, 7, 10, 15], np.float64),

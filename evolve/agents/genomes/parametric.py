@@ -1,4 +1,4 @@
-"""Parametric agents: heuristics whose behaviour is a bounded vector (``docs/evolving.md``).
+"""Parametric agents: heuristics whose behaviour is a bounded vector (``docs/how-to/evolve-parametric-agents.md``).
 
 A ``ParametricKind`` names what a genome parametrises, for which games, which half of a
 seat it fills (``play`` or ``bid``), its ``Layout`` (named blocks with bounds) and its

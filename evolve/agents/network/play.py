@@ -1,5 +1,5 @@
 """Evolved fixed-topology tanh networks as card-play agents (the Spades thesis's
-card- and hand-based architectures; ``docs/evolving.md``).
+card- and hand-based architectures; ``docs/explanation/encodings.md``).
 
 A network agent's parameter vector is ``header + weights`` (see ``Architecture.pack``):
 

@@ -15,7 +15,7 @@ Every trick has exactly one winner, so the values of a mode sum to ``n (n-1) (n-
 Euchre, spades trump (a check of the counts): of 255,024 ordered tricks the right bower wins 42,504,
 the left bower 36,960 and the ace of trumps 31,920.
 
-The values are plain numbers, so the evolution harness may replace them (``docs/evolving.md``, parametric agents);
+The values are plain numbers, so the evolution harness may replace them (``docs/how-to/evolve-parametric-agents.md``);
 agents
 carry them in their parameter vector (``markov_values`` fills it).
 """

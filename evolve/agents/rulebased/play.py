@@ -1,5 +1,5 @@
 """Rule-based card-play baselines (the Euchre paper's agents, the Sueca thesis's and a rule-based
-Jass player; ``docs/agents.md``); kinds 10..29.
+Jass player; ``docs/reference/agents.md``); kinds 10..29.
 
 Every rule reads only the deciding seat's observation: its seat, own hand, the legal
 cards and the public state ``pub`` (cards played and by whom, revealed voids, the trump
@@ -68,9 +68,9 @@ Kinds and rules:
 - 23 ThirdHandHigh: the Sueca thesis's Always High variant of its Table 5.2 ("as third
   player", Bridge's third hand high): the third card of a trick is AlwaysHigh's card,
   every other card a random legal card.
-- 24 Markov2 / 25 Hybrid2 with ``lead=completions``: this project's first Markov2, which
-  also leads by completions of the trick (the led card's value = ordered triples of unseen
-  cards below it) instead of by Markov's values; kept by name for comparison.
+- 24 Markov2 / 25 Hybrid2 with ``lead=completions``: a Markov2 that also leads by
+  completions of the trick (the led card's value = ordered triples of unseen cards below
+  it) instead of by Markov's values (the paper's Markov2 leads as Markov); for comparison.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def suit_strength(rules, mode, mask, suit):
 
 @kernel
 def cardcounting_card(rules, mode, seat, hand, legal, pub, study):  # noqa: C901 (one kernel)
-    """CardCounting (the Euchre paper; ``docs/agents.md``).
+    """CardCounting (the Euchre paper; ``docs/reference/agents.md``).
 
     Leading: if the partner is void in a (non-trump) suit and may still hold trump, lead
     Low in that suit; else if the partner is stronger in a suit than both opponents, lead

@@ -1,4 +1,4 @@
-"""Registry entries of the rule-based card-play baselines (``evolve.agents.rulebased``; ``docs/agents.md``).
+"""Registry entries of the rule-based card-play baselines (``evolve.agents.rulebased``; ``docs/reference/agents.md``).
 
 Seat strings: ``highlow:rule=study``, ``markov:tau=0.3``, ``hybrid2:tau=0.2,bidder=random``.
 Every baseline takes the shared bidder options; its default bidder is ``simple`` (the
@@ -50,9 +50,8 @@ _TAU = {"tau": Option("0.25", "threshold on the Markov ratio (a number >= 0)")}
 _VALUES = {"values": Option("count", "Markov card values: count (ordered 4-card tricks the card wins, exact) | "
                             "strength (the game's strength score)", VALUES)}
 _LEAD = {"lead": Option("markov", "leading a trick: markov (Markov's ratio on its card values, as the Euchre paper "
-                        "states) | completions (completions of the lead from the unseen cards, this project's first "
-                        "Markov2)", LEADS)}
-# lead=completions: the kind of the first Markov2 / Hybrid2
+                        "states) | completions (completions of the lead from the unseen cards)", LEADS)}
+# lead=completions: the kind of Markov2 / Hybrid2 that leads by completions
 _COMPLETIONS_KIND = {KIND_MARKOV2: KIND_MARKOV2_COMPLETIONS, KIND_HYBRID2: KIND_HYBRID2_COMPLETIONS}
 
 
@@ -130,7 +129,7 @@ _define("markov", KIND_MARKOV, "High when (Markov values of the hand) / (values 
         "else Low; values = ordered 4-card tricks each card wins; every game", tau=True, values=True)
 _define("markov2", KIND_MARKOV2, "as markov with value = completions of the current trick (from unseen "
         "cards) that the card wins; leading, exactly as markov (the Euchre paper's Section 3.3; lead=completions: "
-        "the first Markov2, completions of the lead); every game", tau=True, values=True, lead=True)
+        "on the completions of the lead); every game", tau=True, values=True, lead=True)
 _define("hybrid", KIND_HYBRID, "Markov ratio >= tau: CoopHighLow, else CardCounting; every game."
         + _NO_PARTNER, tau=True, values=True, rule=True)
 _define("hybrid2", KIND_HYBRID2, "Markov2 ratio >= tau (leading: Markov's; lead=completions as markov2): "

@@ -26,7 +26,7 @@ Kinds and parameter vectors (``params[lo:hi]``):
   availability counts (W/N + c sqrt(ln A / N)); the most visited root move is played.
 - ``KIND_MAXVALUE`` (33): see ``maxvalue_card``.
 - ``KIND_DNN`` (35): ``[ticks]`` and a three-head network in the tail: the legal card its
-  policy head rates highest, no search (the Jass seed's "DNN max policy").
+  policy head rates highest, no search (the "DNN max policy" of Niklaus et al. 2020, the Jass paper).
 - ``KIND_TDMCTS`` (34): ``[factor F, iterations I, c, ticks]``: the Jass paper's T-DMCTS
   (Section 6.1): F x (tricks after the current one) determinizations, one UCT tree each as
   in DMCTS; each tree votes for its most visited root move with that move's mean return;

@@ -1,5 +1,5 @@
 """Determinization: deal the cards a seat has not seen to the hidden places, exactly
-uniformly over every deal consistent with what the seat knows (``docs/agents.md``, search agents).
+uniformly over every deal consistent with what the seat knows (``docs/explanation/honest-agents.md``).
 
 What a seat knows (``seat``, its own ``hand``, the public state ``pub``):
 

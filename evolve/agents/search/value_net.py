@@ -18,16 +18,17 @@ seat's side's final result over the deal's maximum (``evolve.games.scoring.seat_
 and ``result_scale``). Its parameters sit in a float64 vector ``[n_in, n_hidden, W1 (n_in x
 n_hidden, row-major), b1, w2, b2]``.
 
-The three-head network (``python -m evolve.dnn``, the Jass seed's "card play network" of
-Section 6.3, trained on search instead of human games) shares this trunk and value head
-and reads ``N_KNOWN`` more inputs after the ten dense ones, what else the seat knows: the
-relative seat that made trump (4, one-hot), the Jass push (1), the Euchre maker going alone
-(1), each other seat's revealed voids (3 x 4 suits) and the Spades bids of the four relative
-seats over the number of tricks (4). A network reads them when its ``n_in`` says so. Its
-vector goes on after ``b2`` with the card-distribution head ``[4N, Wc (n_hidden x 4N),
-bc]`` (for every card, logits of its holder: the next seat, the partner, the previous
-seat, or elsewhere, the Euchre kitty, discard or sitting-out hand) and the policy head
-``[N, Wp (n_hidden x N), bp]`` (logits of the card to play, taken over the legal cards).
+The three-head network (``python -m evolve.dnn``, the "card play network" of the Jass
+paper, Niklaus et al. 2020, Section 6.3, trained on search instead of human games) shares
+this trunk and value head and reads ``N_KNOWN`` more inputs after the ten dense ones, what
+else the seat knows: the relative seat that made trump (4, one-hot), the Jass push (1), the
+Euchre maker going alone (1), each other seat's revealed voids (3 x 4 suits) and the Spades
+bids of the four relative seats over the number of tricks (4). A network reads them when
+its ``n_in`` says so. Its vector goes on after ``b2`` with the card-distribution head
+``[4N, Wc (n_hidden x 4N), bc]`` (for every card, logits of its holder: the next seat, the
+partner, the previous seat, or elsewhere, the Euchre kitty, discard or sitting-out hand)
+and the policy head ``[N, Wp (n_hidden x N), bp]`` (logits of the card to play, taken over
+the legal cards).
 """
 
 from __future__ import annotations
@@ -240,7 +241,7 @@ def holder_logp_into(params, lo, rules, mode, seat, hand, pub, scale, h, logp):
 @njit(cache=True)
 def policy_card(params, lo, rules, mode, seat, hand, legal, pub, scale, h):
     """The policy head's choice on ``(seat, hand, pub)``: the legal card with the highest
-    logit (the lowest card of a tie), the seed's "DNN max policy"."""
+    logit (the lowest card of a tie), the Jass paper's "DNN max policy"."""
     nh = trunk_into(params, lo, rules, mode, seat, hand, pub, scale, h)
     _, pol = heads_at(params, lo)
     n_out = np.int64(params[pol])
