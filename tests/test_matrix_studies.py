@@ -351,3 +351,16 @@ def test_euchre_level_study_is_the_search_level_pairing_on_new_deals():
     assert lv["agents"] == euchre["agents"] and lv["opponents"][0] == euchre["opponents"][0]
     assert lv["_game"].options == euchre["_game"].options
     assert lv["deals"] == 5 * euchre["deals"] and level["seed"] != search["seed"]     # new deals, five times as many
+
+
+def test_cost_table_shows_an_agent_as_cheap_as_random_without_failing():
+    """A rule-based agent can time at 0 µs after Random's time is taken off (and its rate is
+    kept as null in result.json): the table says it is below the resolution instead of
+    failing on the missing rate."""
+    from evolve.evaluate.levels import cost_table
+
+    cost = {"net": {"us_per_decision": 1.2, "per_second": 833333.3, "api": {"median_us": 6.0, "p90_us": 7.0}},
+            "highlow": {"us_per_decision": 0.0, "per_second": None, "api": {"median_us": 4.5, "p90_us": 5.1}}}
+    lines = cost_table(cost, ["highlow", "net"])
+    assert lines[-2].startswith("| net | 1.20 | 833,333 | - | 1.0 |")
+    assert lines[-1] == "| highlow | < 0.01 | - | - | - | 4.5 (5.1) |"

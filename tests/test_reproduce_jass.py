@@ -1,4 +1,4 @@
-"""The Jass paper's reproduction and what it added: the seed's figures as transcribed, the
+"""The Jass paper's reproduction and what it added: the paper's figures as transcribed, the
 Simple RB trump rule, T-DMCTS's schedule, pyschieber's players as seats (played on tables,
 deal for deal as pyschieber's own game plays them) and the tables path of ``evolve.play``."""
 
@@ -19,7 +19,7 @@ from evolve.games.registry import make_game
 from evolve.reproduce.jass import DATA
 from evolve.runtime.play import _play_on_tables
 
-SEED_TEXT = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "002_8055e80f3a2e3a62.txt"
+PAPER_TEXT = Path(__file__).resolve().parents[2] / "shared" / "papers" / "002_8055e80f3a2e3a62.txt"
 JASS = make_game("jass")
 
 
@@ -27,10 +27,10 @@ def _hand(names: str) -> np.uint64:
     return np.uint64(sum(1 << JASS.info.card_id(n) for n in names.split()))
 
 
-@pytest.mark.skipif(not SEED_TEXT.is_file(), reason="the seed texts are not beside the repository")
-def test_transcribed_figures_are_the_seeds():
-    """Every mean +- STD of Tables 1 and 2 in data/jass.json stands in the seed's text."""
-    text = SEED_TEXT.read_text()
+@pytest.mark.skipif(not PAPER_TEXT.is_file(), reason="the papers' texts are not beside the repository")
+def test_transcribed_figures_are_the_papers():
+    """Every mean +- STD of Tables 1 and 2 in data/jass.json stands in the paper's text."""
+    text = PAPER_TEXT.read_text()
     found = {(float(m), float(s)) for m, s in re.findall(r"(\d\d\.\d\d)\s*(?:\\pm|\{\\pm\})\s*(\d\.\d\d)", text)}
     cells = [c for row in DATA["table1"]["cells"].values() for c in row if c is not None]
     assert len(cells) == 15

@@ -190,14 +190,14 @@ def _fake_run(hof_tricks: float, random: float, generation: int = 10) -> dict:
                         {"gen": 199, "max": hof_tricks - 0.2}, {"gen": 250, "max": hof_tricks}]}
 
 
-def test_table1_cells_take_the_seeds_se_from_the_run_to_run_spread():
+def test_table1_cells_take_the_papers_se_from_the_run_to_run_spread():
     from evolve.reproduce import spades
 
     null = {"best_atpr": [3.6] * 400, "tricks_of_best": [3.6] * 400, "best_fitness": [140.0] * 400}
     near = spades._table1_cells("card_simple", [_fake_run(x, 3.3) for x in (3.70, 3.80, 3.90, 3.75)], null, False)
     cell = {c.column: c for c in near}
-    assert cell["ATpR in sample"].seed == 3.9 and cell["ATpR in sample"].verdict == "reproduced"
-    assert cell["ATpR in sample"].seed_se > 0 and cell["tricks in its 60 rounds"].ours == pytest.approx(227.25)
+    assert cell["ATpR in sample"].paper == 3.9 and cell["ATpR in sample"].verdict == "reproduced"
+    assert cell["ATpR in sample"].paper_se > 0 and cell["tricks in its 60 rounds"].ours == pytest.approx(227.25)
     assert cell["ATpR vs 3 random, out of sample"].verdict == "not compared"
     assert cell["generation of the best"].verdict == "not compared"
     assert "0 of 1 reach" in cell["null: 60 Random players, best ATpR in sample"].reason

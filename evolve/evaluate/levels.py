@@ -23,6 +23,7 @@ so a kept level is what playing it again would give, bar the timings).
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 
@@ -203,6 +204,13 @@ def decision_costs(g, seats: list[str], seed: int, positions: int = LATENCY_POSI
             for s in seats}
 
 
+def _resolved(cost: dict) -> bool:
+    """Whether a decision's cost was above what the timing resolves (an agent as cheap as
+    Random times at 0 after Random's time is taken off; result.json keeps its infinite rate
+    as null)."""
+    return cost["us_per_decision"] > 0 and cost.get("per_second") is not None and math.isfinite(cost["per_second"])
+
+
 def cost_table(cost: dict, opponents: list[str]) -> list[str]:
     """Markdown lines: each agent of ``cost`` (``decision_costs``) with its cost per
     decision and how many times faster than each of ``opponents`` it decides in the engine."""
@@ -213,11 +221,13 @@ def cost_table(cost: dict, opponents: list[str]) -> list[str]:
              + " | ".join(f"× faster than {o}" for o in opponents) + " | through evolve.agent, µs (p90) |",
              "|---|---|---|" + "---|" * len(opponents) + "---|"]
     for s, c in cost.items():
-        ratios = [cost[o]["us_per_decision"] / c["us_per_decision"] if c["us_per_decision"] > 0 else float("inf")
+        us = c["us_per_decision"]
+        resolved = _resolved(c)
+        ratios = [f"{cost[o]['us_per_decision'] / us:,.1f}" if resolved and _resolved(cost[o]) else "-"
                   for o in opponents]
         api = c["api"]
-        lines.append(f"| {s} | {c['us_per_decision']:.2f} | {c['per_second']:,.0f} | "
-                     + " | ".join(f"{r:,.1f}" for r in ratios)
+        us_text, rate_text = (f"{us:.2f}", f"{c['per_second']:,.0f}") if resolved else ("< 0.01", "-")
+        lines.append(f"| {s} | {us_text} | {rate_text} | " + " | ".join(ratios)
                      + f" | {api['median_us']:.1f} ({api['p90_us']:.1f}) |")
     return lines
 

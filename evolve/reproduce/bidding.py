@@ -79,7 +79,9 @@ def _winrate_cells(key: str, tables: dict, play: str) -> list[Cell]:
         ours, low, high = proportion(round(rate[g, s] * count), count) if count else (None, None, None)
         c = Cell(key, f"{group} {card}", "trick-win rate", "% of the maker's cards", 100 * value / DATA["kcardwinrate"]
                  ["unit"], ours, low, high, count)
-        if c.verdict == "differs":
+        if (group, card) == ("trump", "right"):
+            c.kind, c.reason = "certain", "the right bower is the highest card: it wins every trick it is played in"
+        elif c.verdict == "differs":
             c.reason = WHY_RATE[play]
         out.append(c)
     return out
@@ -102,11 +104,12 @@ def _structure(ctx) -> list[Cell]:
     exact = "exact: computed, not sampled"
     return [
         Cell("structure", "context table", "entries", "entries", ct["entries"], entries, entries, entries, 1,
-             reason=exact),
+             reason=exact, kind="arithmetic"),
         Cell("structure", "context table", "contexts per card", "contexts", ct["contexts"], contexts, contexts,
-             contexts, 1, reason=exact),
+             contexts, 1, reason=exact, kind="arithmetic"),
         Cell("structure", "exact-context estimate", "time to fill", "years", est["years"], years, years, years, 1,
-             tolerance=0.5, reason="63e6 contexts x 100 deals x 0.1 s; tolerance 0.5: the article rounds to 20"),
+             tolerance=0.5, reason="63e6 contexts x 100 deals x 0.1 s; tolerance 0.5: the article rounds to 20",
+             kind="arithmetic"),
     ]
 
 
@@ -171,9 +174,9 @@ def _ismcts_tables(ctx) -> list[Cell]:
 
 
 _PLAYED = ("bulk play: every seat plays its cards with {play} and bids with explore (random with probability 0.5, "
-           "else linear on the article's table), {full:,} deals ({quick:,} with --quick), seed 1; the maker's rate "
-           "(the table the bidders use); the article's figures are its own engine's and give no sample size, so no "
-           "standard error of theirs enters the verdict")
+           "else linear on the article's table), {full:,} deals ({quick:,} with --quick), random seed 1; the maker's "
+           "rate (the table the bidders use); the article's figures are its own engine's and give no sample size, so "
+           "no standard error of theirs enters the verdict")
 
 register(Reproduction(
     "bidding", "kcardwinrate", "per-card trick-win rates, CardCounting play", "KCardWinRate (third system)",
@@ -190,8 +193,8 @@ register(Reproduction(
 register(Reproduction(
     "bidding", "structure", "the context table's shape and the exact-context estimate", "fourth system (text)",
     _structure, digits=2,
-    notes=("our context table [alone][lead][partner took the upcard][trumps 0-5][voids 0-3][card] against the "
-           "article's [wolf][lead][part][#trumps][#voids][card index]; the estimate's arithmetic redone",)))
+    notes=("our context table `[alone][lead][partner took the upcard][trumps 0-5][voids 0-3][card]` against the "
+           "article's `[wolf][lead][part][#trumps][#voids][card index]`; the estimate's arithmetic redone",)))
 register(Reproduction(
     "bidding", "systems", "the four systems against each other", "the four systems (text: no figures)", _systems,
     digits=1,
@@ -203,7 +206,7 @@ register(Reproduction(
     "bidding", "ismcts_tables", "tables measured with ISMCTS play against CardCounting-measured ones",
     "the article's bulk testing (its engine played ISMCTS)", _ismcts_tables, digits=1,
     notes=(f"each system's bidder from tables measured with ISMCTS play ({ISMCTS}) against the same bidder from "
-           "tables measured with CardCounting play, both on the same number of deals (seed 1); the games use "
+           "tables measured with CardCounting play, both on the same number of deals (random seed 1); the games use "
            "CardCounting card play for both sides (ISMCTS games would cost about 36 times as much)",)))
 register(Reproduction(
     "bidding", "engine", "what the article measured with its own engine", "the four systems (text)",

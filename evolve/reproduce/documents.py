@@ -1,4 +1,4 @@
-"""Every document's reproductions, registered (each seed module registers its own on import),
+"""Every paper's reproductions, registered (each paper's module registers its own on import),
 in the order the docs present them (``list``, ``all`` and the summaries follow it)."""
 
 from __future__ import annotations

@@ -7,14 +7,14 @@ and total score over the 10,001 games, and its time. Ours plays the same pairing
 paired deals with the seats exchanged (``evolve.evaluate.matrix.head_to_head``) until
 10,001 games are complete, and compares:
 
-- games won: team A's share of the games, % (Wilson CI; the seed's own standard error
+- games won: team A's share of the games, % (Wilson CI; the paper's own standard error
   from its 10,001 games);
 - tricks won: A's share of all tricks, % (5 tricks a deal; CI over deals);
-- total score: A's share of all points scored, % (delta-method CI over deals; the seed's
+- total score: A's share of all points scored, % (delta-method CI over deals; the paper's
   standard error from the spread of single, unpaired deals, as the paper played them).
 
 Shares, because the paper's totals depend on how many deals its games took, which it does
-not give (its tricks total / 5 estimates it, for the seed's standard error); each team's
+not give (its tricks total / 5 estimates it, for the paper's standard error); each team's
 time is set beside ours as *not compared* (the paper's Java on its machine).
 
 The readings (``docs/reproductions/euchre.md`` gives the evidence):
@@ -55,7 +55,7 @@ SEATS = {"Random": "random", "Low": "low", "High": "high", "HighLow": "highlow:r
          "Hybrid": f"hybrid:rule=study,{MARKOV}", "Hybrid2": f"hybrid2:rule=study,{MARKOV},lead=markov"}
 
 # why a cell differs, by the agents of its table (the first that applies; docs/reproductions/euchre.md)
-ERRATUM = ("the seed's Table 36 repeats Table 35's figures (Hybrid against Markov2) digit for digit, an erratum: "
+ERRATUM = ("the paper's Table 36 repeats Table 35's figures (Hybrid against Markov2) digit for digit, an erratum: "
            "the paper gives no Hybrid-CardCounting figures")
 WHY = (
     ("Markov2", "our Markov2 (leading as Markov, Section 3.3) is stronger than the paper's; no reading of "
@@ -87,23 +87,23 @@ def _cells(key: str, table: dict, result: dict) -> list[Cell]:
     a, b = table["agents"]
     won, tricks, score = table["games_won"], table["tricks_won"], table["total_score"]
     games = result["games"]
-    seed_games = sum(won)
-    seed_deals = sum(tricks) / 5          # every deal has 5 tricks
+    paper_games = sum(won)
+    paper_deals = sum(tricks) / 5          # every deal has 5 tricks
     out = []
     rate, low, high = proportion(games["a_wins"], games["completed"])
-    seed_rate = 100 * won[0] / seed_games
-    out.append(Cell(key, a, "games won", "% of games", seed_rate, rate, low, high, games["completed"],
-                    proportion_se(seed_rate, seed_games)))
+    paper_rate = 100 * won[0] / paper_games
+    out.append(Cell(key, a, "games won", "% of games", paper_rate, rate, low, high, games["completed"],
+                    proportion_se(paper_rate, paper_games)))
     pts = result["a_points"]        # A's tricks per deal, the mean of the two seatings
-    seed_share = 100 * tricks[0] / sum(tricks)
+    paper_share = 100 * tricks[0] / sum(tricks)
     per_round_sd = 100 * result["a_points_rounds"]["sd"] / 5
-    out.append(Cell(key, a, "tricks won", "% of tricks", seed_share, 100 * pts["mean"] / 5, 100 * pts["low"] / 5,
-                    100 * pts["high"] / 5, result["deals"], per_round_sd / math.sqrt(seed_deals)))
+    out.append(Cell(key, a, "tricks won", "% of tricks", paper_share, 100 * pts["mean"] / 5, 100 * pts["low"] / 5,
+                    100 * pts["high"] / 5, result["deals"], per_round_sd / math.sqrt(paper_deals)))
     ss = result["score_share"]
-    seed_score = 100 * score[0] / sum(score)
-    sd_round = 100 * result["score_share_rounds"]["sd"]     # one unpaired deal's spread: the seed plays each once
-    out.append(Cell(key, a, "total score", "% of points", seed_score, 100 * ss["mean"], 100 * ss["low"],
-                    100 * ss["high"], result["deals"], sd_round / math.sqrt(seed_deals)))
+    paper_score = 100 * score[0] / sum(score)
+    sd_round = 100 * result["score_share_rounds"]["sd"]     # one unpaired deal's spread: the paper plays each once
+    out.append(Cell(key, a, "total score", "% of points", paper_score, 100 * ss["mean"], 100 * ss["low"],
+                    100 * ss["high"], result["deals"], sd_round / math.sqrt(paper_deals)))
     for c in out:
         c.extra = {"against": b}
         if c.verdict == "differs":
@@ -123,15 +123,15 @@ def _times(key: str, table: dict, result: dict) -> list[Cell]:
     """Each team's time, the paper's (ms, its two agents' sum) beside none of ours: not compared."""
     out = []
     for agent, ms in zip(table["agents"], table["time_ms"]):
-        seed_ms = float(sum(int(x) for x in ms.split("+")))
-        out.append(Cell(key, agent, "time", "ms", seed_ms, reason=f"not compared: the paper's Java on its machine "
+        paper_ms = float(sum(int(x) for x in ms.split("+")))
+        out.append(Cell(key, agent, "time", "ms", paper_ms, reason=f"not compared: the paper's Java on its machine "
                         f"({ms} ms for its two agents); ours plays both teams in one Numba loop, "
                         f"{result.get('seconds', 0):.1f} s for the whole pairing"))
     return out
 
 
 def _plot(cells: list[Cell], path: Path, title: str) -> Path:
-    """A table's three shares on one axis: the seed's (a black cross) and ours with its 95% CI
+    """A table's three shares on one axis: the paper's (a black cross) and ours with its 95% CI
     (a blue dot and bar, red where it differs). One small panel with a fixed layout, because the
     generic ``plots.dots`` (a panel per figure, fitted layout) takes about 1 s a table and
     45 tables made ``--quick`` last over 45 s; the times, never compared, are left to the text."""
@@ -147,7 +147,7 @@ def _plot(cells: list[Cell], path: Path, title: str) -> Path:
         if c.ours is not None:
             ax.errorbar(c.ours, y, xerr=[[c.ours - c.low], [c.high - c.ours]], fmt="o", color=colour, ms=4,
                         capsize=3, label="ours (95% CI)" if y == 0 else None)
-        ax.plot(c.seed, y, "x", color="black", ms=7, mew=1.8, label="seed" if y == 0 else None)
+        ax.plot(c.paper, y, "x", color="black", ms=7, mew=1.8, label="paper" if y == 0 else None)
     ax.set_yticks(range(len(shares)))
     ax.set_yticklabels([c.column for c in shares], fontsize=8)
     ax.invert_yaxis()
@@ -172,10 +172,10 @@ def _reproduction(number: str, table: dict) -> Reproduction:
     notes = [f"A = {a} ({SEATS[a]}), B = {b} ({SEATS[b]}); no bidding (spades trump), games to 10, "
              f"{GAMES_FULL:,} games ({GAMES_QUICK} with --quick) on paired deals with the seats exchanged; "
              f"the paper's times ({table['time_ms'][0]} and {table['time_ms'][1]} ms) are not compared"]
-    if table.get("seed_note"):
-        notes.append(f"the seed's Table {number}: {table['seed_note']}")
+    if table.get("paper_note"):
+        notes.append(f"the paper's Table {number}: {table['paper_note']}")
     if table.get("copy_of"):
-        notes.append(f"ours plays what the caption says ({a} against {b}); the seed's figures are Table "
+        notes.append(f"ours plays what the caption says ({a} against {b}); the paper's figures are Table "
                      f"{table['copy_of']}'s, so its cells are compared with a copy and their verdicts say so")
     return register(Reproduction(
         "euchre", f"table{number}", f"{a} against {b}", f"Table {number} (Section {table['section']})", run,

@@ -6,14 +6,13 @@ Stöck and the match bonus off, and the paper reports the mean percentage of the
 points and the STD of the 10 games. Ours: ``evolve.evaluate.matrix.head_to_head`` on 500
 paired deals with the seats exchanged (500 double rounds, 1000 rounds) in 10 blocks of 50;
 our figure is A's percentage of the points with its 95% CI over the double rounds, the
-seed's standard error its STD / sqrt(10).
+paper's standard error its STD / sqrt(10).
 
-What this machine cannot have, and what stands in (docs/reproductions/jass.md):
+What cannot be had here, and what stands in (docs/reproductions/jass.md):
 
 - the paper's DNN (a convolutional network trained on 14M human card plays, Section 6.3)
-  and its trump network: ``populations/jass_champion_ismcts500`` (the Jass champion until
-  issue 20's DAgger round; distilled from 2.8M ISMCTS-500 decisions, then evolved) plays
-  for the "DNN" / "DNN Max. Policy",
+  and its trump network: ``populations/jass_champion_ismcts500`` (distilled from 2.8M
+  ISMCTS-500 decisions, then evolved) plays for the "DNN" / "DNN Max. Policy",
   and the learnt trump chooser (``bidder=learnt``, trained on the search bidder's calls)
   makes the DNN's trump choice; P-DMCTS / P-ISMCTS and the Max Value bot use our
   three-head network (``python -m evolve.dnn``: policy, value and card-distribution
@@ -76,7 +75,7 @@ TRUMP_RULES = {"Random": "random", "Simple Rule": "simple_rb", "Ranked Based Rul
 TABLE1_FULL_BUDGET = 10_000            # iterations per decision (D x I) played on 500 double rounds
 TABLE1_REDUCED_BUDGET = 25_000         # ... on 100 double rounds
 TABLE1_REDUCED_DOUBLE_ROUNDS = 100
-ITERATIONS_PER_SECOND = 1.2e6          # DMCTS on mid-deal Jass positions, one core of this machine
+ITERATIONS_PER_SECOND = 1.2e6          # DMCTS on mid-deal Jass positions, one core (model not recorded)
 SEARCH_DECISIONS_PER_DEAL = 16         # the searching side's decisions in a deal (9 cards each, the last forced)
 
 # Figure 4: its allocations of 800K iterations (20K x 40, 5K x 160, 1K x 800, 500 x 1600), determinizations
@@ -110,16 +109,16 @@ def _block_sd(result: dict) -> float:
     return math.sqrt(sum((x - m) ** 2 for x in b) / (len(b) - 1)) if len(b) > 1 else float("nan")
 
 
-def _cell(key: str, row: str, column: str, seed: list | None, result: dict | None, reason: str = "",
+def _cell(key: str, row: str, column: str, paper: list | None, result: dict | None, reason: str = "",
           differs: str = "", **extra) -> Cell:
-    """A cell from the seed's [mean, STD of 10 games] and our pairing; ``differs`` is the
+    """A cell from the paper's [mean, STD of 10 games] and our pairing; ``differs`` is the
     reason given when the verdict is ``differs``."""
-    mean, sd = (seed if seed else (None, 0.0))
-    c = Cell(key, row, column, UNIT, mean, seed_se=sd / math.sqrt(PAPER_GAMES) if seed else 0.0, reason=reason)
+    mean, sd = (paper if paper else (None, 0.0))
+    c = Cell(key, row, column, UNIT, mean, paper_se=sd / math.sqrt(PAPER_GAMES) if paper else 0.0, reason=reason)
     if result is not None:
         pd = result["per_deal"]
         c.ours, c.low, c.high, c.n = pd["mean"], pd["low"], pd["high"], result["double_rounds"]
-        c.extra = {"block_sd": _block_sd(result), "paper_sd": sd if seed else None, **extra}
+        c.extra = {"block_sd": _block_sd(result), "paper_sd": sd if paper else None, **extra}
     if c.verdict == "differs" and differs:
         c.reason = differs
     return c
@@ -136,24 +135,24 @@ def _table1(ctx) -> list[Cell]:
     out = []
     for it in t["iterations"]:
         for k, d in enumerate(t["determinizations"]):
-            seed = t["cells"][str(it)][k]
+            paper = t["cells"][str(it)][k]
             row, col = f"{it} iterations", f"{d} determinizations"
             budget = d * it
             if budget > TABLE1_REDUCED_BUDGET:
                 why = (f"not played: {budget:,} iterations per decision, about {_cost_hours(budget):,.1f} h on one "
                        "core here for 500 double rounds")
-                out.append(_cell("table1", row, col, seed, None, why if seed else "the paper's own 'very costly'"))
+                out.append(_cell("table1", row, col, paper, None, why if paper else "the paper's own 'very costly'"))
                 continue
             n = DOUBLE_ROUNDS if budget <= TABLE1_FULL_BUDGET else TABLE1_REDUCED_DOUBLE_ROUNDS
             a = f"tdmcts:determinizations={d},iterations={it},c=1.5,{TRUMP}"
             r = _pairing(ctx, a, NET, n)
             note = "" if n == DOUBLE_ROUNDS else f"{n} double rounds (budget)"
-            out.append(_cell("table1", row, col, seed, r, note, differs=_opponent_reason(r, seed[0], note)))
+            out.append(_cell("table1", row, col, paper, r, note, differs=_opponent_reason(r, paper[0], note)))
     return out
 
 
-def _opponent_reason(result: dict, seed: float, note: str = "") -> str:
-    side = "weaker" if result["per_deal"]["mean"] > seed else "stronger"
+def _opponent_reason(result: dict, paper: float, note: str = "") -> str:
+    side = "weaker" if result["per_deal"]["mean"] > paper else "stronger"
     return ((note + "; " if note else "") + "opponent: our jass_champion_ismcts500 network (distilled from ISMCTS-500, "
             f"then evolved), {side} against DMCTS than the paper's DNN trained on 14M human card plays")
 
@@ -163,13 +162,13 @@ def _opponent_reason(result: dict, seed: float, note: str = "") -> str:
 def _table2(ctx) -> list[Cell]:
     out = []
     for row, bidder in TRUMP_RULES.items():
-        seed = DATA["table2"]["rows"][row]
+        paper = DATA["table2"]["rows"][row]
         a = f"{CARD_NET}@{bidder}"
         r = _pairing(ctx, a, TRUMP_NET)
         why = ("trump opponent: our learnt trump chooser (trained on our search bidder's calls), not the paper's "
                "trump network (82% accurate on human choices); the card play is our network's too"
                + ("; our Simple RB is our reading of one sentence" if bidder == "simple_rb" else ""))
-        out.append(_cell("table2", row, "against the DNN's trump choice", seed, r, differs=why, bidder=bidder))
+        out.append(_cell("table2", row, "against the DNN's trump choice", paper, r, differs=why, bidder=bidder))
     return out
 
 
@@ -209,9 +208,9 @@ def _figure4(ctx) -> list[Cell]:
 _STAND_INS = (f"'DNN' = {NET} (a network distilled from ISMCTS-500 and evolved, not trained on human games); its "
               f"trump choice = bidder=learnt (a network trained on our search bidder's calls); P-DMCTS, P-ISMCTS and "
               "Max Value use the three-head network evolve/agents/data/dnn_jass.npz (16,000 deals of DMCTS self-play)")
-_SETUP = (f"{DOUBLE_ROUNDS} double rounds per pairing (the paper's 10 games of 100 rounds) in {BLOCKS} blocks, seed "
-          f"{SEED}; A's % of all points, 95% CI over double rounds; the seed's SE = its STD / sqrt(10); Weis, Stöck "
-          "and the match bonus off, as in the paper (Section 5.3)")
+_SETUP = (f"{DOUBLE_ROUNDS} double rounds per pairing (the paper's 10 games of 100 rounds) in {BLOCKS} blocks, random "
+          f"seed {SEED}; A's % of all points, 95% CI over double rounds; the paper's SE = its STD / sqrt(10); Weis, "
+          "Stöck and the match bonus off, as in the paper (Section 5.3)")
 
 register(Reproduction(
     "jass", "table1", f"I-DMCTS (determinizations x iterations, c = 1.5) against DNN ({STAND_IN})",

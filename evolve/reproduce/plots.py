@@ -1,4 +1,4 @@
-"""Pictures of a reproduction: the seed's figure and ours with its 95% CI, cell by cell."""
+"""Pictures of a reproduction: the paper's figure and ours with its 95% CI, cell by cell."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def finish(fig, path: Path, title: str, top: float = 0.93, legend_from=None, bot
 
 
 def dots(cells: list[Cell], path: Path, title: str) -> Path:
-    """One panel per figure (column and unit): for each row the seed's value (a black
+    """One panel per figure (column and unit): for each row the paper's value (a black
     cross) and ours with its 95% CI (a blue dot and bar), red where they differ."""
     import matplotlib
 
@@ -34,7 +34,7 @@ def dots(cells: list[Cell], path: Path, title: str) -> Path:
 
     panels: dict[tuple[str, str], list[Cell]] = {}
     for c in cells:
-        if c.ours is not None or c.seed is not None:
+        if c.ours is not None or c.paper is not None:
             panels.setdefault((c.column, c.unit), []).append(c)
     if max((len(v) for v in panels.values()), default=0) > MANY_ROWS:
         return scatter(cells, path, title)      # a dot per row would not fit on a page
@@ -50,8 +50,8 @@ def dots(cells: list[Cell], path: Path, title: str) -> Path:
                 hi = c.high - c.ours if c.high is not None else 0
                 ax.errorbar(c.ours, y, xerr=[[lo], [hi]], fmt="o", color=colour, ms=4, capsize=3,
                             label="ours (95% CI)" if y == 0 else None)
-            if c.seed is not None:
-                ax.plot(c.seed, y, "x", color="black", ms=7, mew=1.8, label="seed" if y == 0 else None)
+            if c.paper is not None:
+                ax.plot(c.paper, y, "x", color="black", ms=7, mew=1.8, label="paper" if y == 0 else None)
         ax.set_yticks(list(ys))
         ax.set_yticklabels([c.row for c in group], fontsize=8)
         ax.invert_yaxis()
@@ -64,7 +64,7 @@ MANY_ROWS = 60      # beyond this many rows in a panel, ``dots`` draws ``scatter
 
 
 def scatter(cells: list[Cell], path: Path, title: str) -> Path:
-    """One panel per unit: ours (with its 95% CI) against the seed's figure, red where they
+    """One panel per unit: ours (with its 95% CI) against the paper's figure, red where they
     differ, with the diagonal where they agree; for tables of hundreds of cells, drawn in a
     few calls."""
     import matplotlib
@@ -75,7 +75,7 @@ def scatter(cells: list[Cell], path: Path, title: str) -> Path:
 
     panels: dict[str, list[Cell]] = {}
     for c in cells:
-        if c.ours is not None and c.seed is not None:
+        if c.ours is not None and c.paper is not None:
             panels.setdefault(c.unit, []).append(c)
     n = max(1, len(panels))
     fig, axes = plt.subplots(1, n, figsize=(min(4.6 * n, 16), 4.4), dpi=110, squeeze=False)
@@ -84,16 +84,16 @@ def scatter(cells: list[Cell], path: Path, title: str) -> Path:
             sel = [c for c in group if (c.verdict == "differs") == differs]
             if not sel:
                 continue
-            x = np.array([c.seed for c in sel])
+            x = np.array([c.paper for c in sel])
             y = np.array([c.ours for c in sel])
             lo = np.array([c.ours - c.low if c.low is not None else 0.0 for c in sel])
             hi = np.array([c.high - c.ours if c.high is not None else 0.0 for c in sel])
             ax.errorbar(x, y, yerr=[lo, hi], fmt="o", ms=3, color=colour, elinewidth=0.8, capsize=0,
                         label=f"{'differs' if differs else 'reproduced'} ({len(sel)})")
-        values = [v for c in group for v in (c.seed, c.ours)]
+        values = [v for c in group for v in (c.paper, c.ours)]
         span = (min(values), max(values))
         ax.plot(span, span, "k-", lw=0.8, alpha=0.6)
-        ax.set_xlabel(f"seed ({unit})", fontsize=8)
+        ax.set_xlabel(f"paper ({unit})", fontsize=8)
         ax.set_ylabel(f"ours, 95% CI ({unit})", fontsize=8)
         ax.legend(fontsize=7, frameon=False)
         ax.grid(alpha=0.3)
@@ -125,9 +125,9 @@ def verdicts(rows: list[dict], path: Path, title: str, limit: float = 4.0) -> Pa
     rng = np.random.default_rng(0)          # a fixed jitter, so the picture is the same every run
     for y, key in enumerate(tables):
         mine = [r for r in rows if r.get("reproduction") == key]
-        scaled = [max(-limit, min(limit, _scaled(r["difference"], r["bound"], limit))) for r in mine
-                  if r.get("difference") is not None and r.get("bound") is not None]
-        colours = ["tab:red" if abs(x) > 1 else "tab:blue" for x in scaled]
+        compared = [r for r in mine if r.get("difference") is not None and r.get("bound") is not None]
+        scaled = [max(-limit, min(limit, _scaled(r["difference"], r["bound"], limit))) for r in compared]
+        colours = ["tab:red" if r["verdict"] == "differs" else "tab:blue" for r in compared]
         ax.scatter(scaled, y + rng.uniform(-0.25, 0.25, len(scaled)), s=9, c=colours, alpha=0.7, linewidths=0)
         tally = {v: sum(1 for r in mine if r["verdict"] == v) for v in ("reproduced", "differs", "not compared")}
         label = "cannot be reproduced" if any(r["verdict"] == "cannot be reproduced" for r in mine) else \
@@ -138,7 +138,7 @@ def verdicts(rows: list[dict], path: Path, title: str, limit: float = 4.0) -> Pa
     ax.set_xlim(-limit - 0.2, limit + 2.2)
     ax.set_xticks(range(-int(limit), int(limit) + 1))
     ax.axvline(0, color="k", lw=0.6)
-    ax.set_xlabel(f"(ours - seed) / the bound of a reproduction (green band: reproduced; red: differs; clipped at "
+    ax.set_xlabel(f"(ours - paper) / the bound of a reproduction (green band: reproduced; red: differs; clipped at "
                   f"+-{limit:g});\nright: the table's cells reproduced / differing / not compared", fontsize=8)
     ax.grid(axis="x", alpha=0.3)
     return finish(fig, path, title, top=1 - 0.45 / height)

@@ -1,11 +1,10 @@
-"""The source documents and their reproductions, registered by name.
+"""The papers (the five source documents) and their reproductions, registered by name.
 
-A ``Document`` is one of the five source documents (``../shared/seeds/``); a
-``Reproduction`` is one of its tables (or figures) set beside ours: a function
-``run(ctx) -> list[Cell]`` that plays what the table measured, on the full budget or on the
-``--quick`` one (``Context.budget``), or the reason it cannot be reproduced here
-(``unavailable``: the Jass paper's human games, say). Each seed module
-(``evolve.reproduce.euchre`` ...) registers its reproductions on import;
+A ``Document`` is one of the five papers; a ``Reproduction`` is one of its tables (or
+figures) set beside ours: a function ``run(ctx) -> list[Cell]`` that plays what the table
+measured, on the full budget or on the ``--quick`` one (``Context.budget``), or the reason
+it cannot be reproduced here (``unavailable``: the Jass paper's human games, say). Each
+paper's module (``evolve.reproduce.euchre`` ...) registers its reproductions on import;
 ``evolve.reproduce.documents`` imports them all.
 """
 
@@ -17,13 +16,18 @@ from typing import Callable
 
 @dataclass(frozen=True)
 class Document:
-    """A source document: its name for ``python -m evolve.reproduce``, its citation and the
-    file of its text under ``../shared/seeds/``."""
+    """A paper: its name for ``python -m evolve.reproduce``, its citation (author and
+    year), its title, the file name of its plain text among the source documents, and the
+    versions of one of our players its cells may be played with (``versions``: (key,
+    label) pairs; a cell names its version in ``extra["version"]``): the summaries count
+    each version on its own row, since every version compares the same figures of the
+    paper again."""
 
     name: str
     cite: str
     title: str
-    seed_file: str
+    text_file: str
+    versions: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class Reproduction:
     notes: tuple[str, ...] = ()  # printed under the table: the setup, what differs and why
     digits: int = 2
     plot: Callable | None = None  # plot(cells, path) -> path; default: evolve.reproduce.plots.dots
+    plot_needs_run: bool = False  # its plot draws what only a run holds (not its cells): kept on a rebuild
     extra: dict = field(default_factory=dict)
 
     @property

@@ -1,21 +1,25 @@
-"""Run a document's reproductions, resume them, and write what they found.
+"""Run a paper's reproductions, resume them, and write what they found.
 
 Every reproduction plays its table through ``Context``: ``ctx.budget(full, quick)`` picks
 the size, and ``ctx.memo(key, compute)`` runs one unit of work (a pairing, an evolution
 run) or loads its result from the work folder, so an interrupted reproduction resumes at
 the unit it was in (the results are JSON files; nothing is unpickled). A unit's key holds
 its parameters, the budget and a hash of the package's sources, so a result of other code
-is never reused. Outputs, under ``plots/reproduce/<document>/`` (``--out``):
+is never reused. Outputs, under ``plots/reproduce/<paper>/`` (``--out``):
 
-- ``reproduce.md``: every table beside the seed's, with the budgets and notes;
-- ``<table>.png``: the seed's figures and ours with their 95% CIs;
+- ``reproduce.md``: every table beside the paper's, with the budgets and notes;
+- ``<table>.png``: the paper's figures and ours with their 95% CIs;
 - ``cells.json``: one row per cell (the ``--json`` rows).
+
+``rebuild`` writes the same outputs again from a folder's ``cells.json`` and the wall times
+in its ``reproduce.md``, without playing anything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +27,7 @@ from typing import Callable
 
 from evolve.core.files import atomic_write_text
 from evolve.core.progress import Progress
-from evolve.reproduce.cells import VERDICTS, Cell, markdown, text
+from evolve.reproduce.cells import VERDICTS, Cell, from_row, markdown, tally, text
 from evolve.reproduce.registry import DOCUMENTS, REPRODUCTIONS, Reproduction
 
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -128,7 +132,7 @@ def rows(outcomes: list[Outcome]) -> list[dict]:
         rep = o.reproduction
         head = {"reproduction": rep.key, "title": rep.title, "source": rep.source, "budget": o.budget}
         if rep.unavailable:
-            out.append({"document": rep.document, **head, "seed": None, "ours": None, "ci": None,
+            out.append({"document": rep.document, **head, "paper": None, "ours": None, "ci": None,
                         "verdict": "cannot be reproduced", "reason": rep.unavailable})
         for c in o.cells:
             out.append({**head, **c.as_row(rep.document)})
@@ -156,23 +160,84 @@ def section(o: Outcome, markdown_table: bool = True) -> str:
     return f"{head} ({o.budget} budget, {o.seconds:.0f} s)\n\n{body}" + (f"\n\n{notes}" if notes else "")
 
 
-def write_outputs(name: str, outcomes: list[Outcome], folder: Path) -> None:
-    """``reproduce.md``, a PNG per table and ``cells.json`` of a document under ``folder``."""
+def kinds_line(rows: list[dict], versions: tuple[tuple[str, str], ...] = ()) -> str:
+    """The cells by kind and verdict (``evolve.reproduce.cells.tally``), and by version of
+    the paper's ``versions`` where its cells name one, as sentences."""
+    def counted(t: dict) -> str:
+        return (f"measured cells reproduced {t['measured reproduced']}, differ {t['measured differs']}; arithmetic, "
+                f"fitted or certain cells reproduced {t['computed reproduced']}, differ {t['computed differs']}; not "
+                f"compared {t['not compared']}")
+
+    if not versions:
+        return _capital(counted(tally(rows))) + "."
+    groups = [(label, [r for r in rows if r.get("version", "") == key]) for key, label in versions]
+    return " ".join(f"{_capital(label)}: {counted(tally(mine))}." for label, mine in groups if mine)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def write_outputs(name: str, outcomes: list[Outcome], folder: Path, *, rebuilt: bool = False) -> None:
+    """``reproduce.md``, a PNG per table and ``cells.json`` of a paper under ``folder``
+    (``rebuilt``: from a published run's cells, where a plot that needs the run is kept)."""
     from evolve.reproduce.plots import dots, verdicts
 
     doc = DOCUMENTS[name]
     folder.mkdir(parents=True, exist_ok=True)
-    tally = counts(outcomes)
-    parts = [f"# Reproducing {doc.cite}", "", f"*{doc.title}* (`../shared/seeds/{doc.seed_file}`).", "",
-             ", ".join(f"{k}: {v}" for k, v in tally.items()) + " (cells; tables for the last)", ""]
+    every = rows(outcomes)
+    parts = [f"# Reproducing {doc.cite}", "", f"{doc.cite}, *{doc.title}*.", "",
+             ", ".join(f"{k}: {v}" for k, v in counts(outcomes).items()) + " (cells; tables for the last). "
+             + kinds_line(every, doc.versions), ""]
     for o in outcomes:
-        parts += [f"## {o.reproduction.key}", "", section(o), ""]
+        rep = o.reproduction
+        parts += [f"## {rep.key}", "", section(o), ""]
         if o.cells and any(c.ours is not None for c in o.cells):
-            png = (o.reproduction.plot or dots)(o.cells, folder / f"{o.reproduction.key}.png",
-                                                 f"{doc.cite}, {o.reproduction.source}")
-            parts += [f"![{o.reproduction.key}]({png.name})", ""]
+            path = folder / f"{rep.key}.png"
+            if not (rebuilt and rep.plot_needs_run and path.is_file()):
+                path = (rep.plot or dots)(o.cells, path, f"{doc.cite}, {rep.source}")
+            parts += [f"![{rep.key}]({path.name})", ""]
     if sum(1 for o in outcomes if o.cells) > 1 and any(c.verdict != "not compared" for o in outcomes for c in o.cells):
-        verdicts(rows(outcomes), folder / "summary.png", f"{doc.cite}: every compared cell")
+        verdicts(every, folder / "summary.png", f"{doc.cite}: every compared cell")
         parts[6:6] = ["![every compared cell](summary.png)", ""]
     atomic_write_text(folder / "reproduce.md", "\n".join(parts).rstrip() + "\n")
-    atomic_write_text(folder / "cells.json", json.dumps(rows(outcomes), indent=1, default=_jsonable) + "\n")
+    atomic_write_text(folder / "cells.json", json.dumps(every, indent=1, default=_jsonable) + "\n")
+
+
+_HEAD = re.compile(r"^## (\S+)\n\n[^\n]*\((full|quick) budget, (\d+) s\)$", re.M)   # a table's first line
+
+
+def outcomes_from(name: str, folder: Path) -> list[Outcome]:
+    """The outcomes of a written run of paper ``name`` (``folder``'s ``cells.json``, and
+    from its ``reproduce.md`` the order of the tables and each one's wall time in whole
+    seconds), in the registry's reproductions of today."""
+    from evolve.core.errors import UsageError
+
+    cells, md = folder / "cells.json", folder / "reproduce.md"
+    if not cells.is_file() or not md.is_file():
+        raise UsageError(f"{folder}: no written run of {name} (cells.json and reproduce.md) to rebuild")
+    try:
+        found = json.loads(cells.read_text())
+    except ValueError as e:
+        raise UsageError(f"{cells}: not JSON rows of python -m evolve.reproduce ({e})") from None
+    text = md.read_text()
+    seconds = {m.group(1): int(m.group(3)) for m in _HEAD.finditer(text)}
+    reps = {r.key: r for r in REPRODUCTIONS[name]}
+    out = []
+    for key in re.findall(r"^## (\S+)$", text, re.M):
+        if key not in reps:
+            raise UsageError(f"{md}: table {key!r} is not a reproduction of {name} any more; run it again")
+        mine = [r for r in found if r.get("reproduction") == key]
+        budget = mine[0].get("budget", "full") if mine else "full"
+        cells_ = [from_row(r) for r in mine if r.get("verdict") != "cannot be reproduced"]
+        out.append(Outcome(reps[key], cells_, float(seconds.get(key, 0)), budget))
+    return out
+
+
+def rebuild(name: str, folder: Path) -> list[Outcome]:
+    """Write ``folder``'s ``reproduce.md``, ``cells.json`` and PNGs again from its cells,
+    playing nothing: the pages of a published run after the code that writes them changed."""
+    outcomes = outcomes_from(name, folder)
+    write_outputs(name, outcomes, folder, rebuilt=True)
+    return outcomes
+

@@ -49,7 +49,7 @@ ROUNDS = DATA["procedure"]["rounds_per_member"]           # 60 rounds per member
 SEEDS_FULL, SEEDS_QUICK = 3, 2                           # runs per Table 1 cell
 GENERATIONS_QUICK = 3                                    # quick runs stop here
 # full runs follow the thesis's rule (200 generations, 200 more after every new best) up to this
-# cap, which fits the full reproduction into about 45 minutes of this shared 2-core machine
+# cap, which fits the full reproduction into about 45 minutes on 2 cores
 GENERATIONS_CAP_FULL = 400
 GENERATIONS_THESIS = 200                                 # the thesis's minimum run: the budget row of table1
 BENCH_DEALS_FULL, BENCH_DEALS_QUICK = 20_000, 500        # out-of-sample deals per opponent
@@ -76,26 +76,29 @@ def _rate(successes: int, n: int, scale: float = 1.0) -> tuple[float, float, flo
     return rate / scale, low / scale, high / scale
 
 
-def _exact(table: str, row: str, column: str, unit: str, seed_text, ours: float, reason: str = "") -> Cell:
+def _exact(table: str, row: str, column: str, unit: str, paper_text, ours: float, reason: str = "",
+           kind: str = "arithmetic") -> Cell:
     """A figure the thesis computes (a formula, a table of its model): ours computed the
-    same way, compared within the thesis's printed rounding."""
-    seed = float(seed_text)
-    tolerance = _printed_tolerance(seed_text) if isinstance(seed_text, str) else 0.0
-    return Cell(table, row, column, unit, seed, ours, ours, ours, 0, tolerance=tolerance, reason=reason)
+    same way (``arithmetic``; ``fitted`` where ours is the closed form fitted to its
+    table), compared within the thesis's printed rounding."""
+    paper = float(paper_text)
+    tolerance = _printed_tolerance(paper_text) if isinstance(paper_text, str) else 0.0
+    return Cell(table, row, column, unit, paper, ours, ours, ours, 0, tolerance=tolerance, reason=reason, kind=kind)
 
 
-def _mean_cell(table: str, row: str, column: str, unit: str, seed, values, reason: str, spread_is_seed_se: bool,
-               scale: float = 1.0) -> Cell:
+def _mean_cell(table: str, row: str, column: str, unit: str, paper, values, reason: str, spread_is_paper_se: bool,
+               scale: float = 1.0, kind: str = "measured") -> Cell:
     """Our figure as the mean of ``values`` (one per run) with its t interval; with
-    ``spread_is_seed_se`` the seed's figure, one run of the same procedure, has the
+    ``spread_is_paper_se`` the paper's figure, one run of the same procedure, has the
     run-to-run sd as its standard error."""
     from evolve.core.stats import mean_ci
 
     x = np.asarray(values, np.float64) * scale
     ci = mean_ci(x)
     low, high = (ci.low, ci.high) if x.size > 1 else (None, None)
-    seed_se = ci.sd if spread_is_seed_se and x.size > 1 else 0.0
-    return Cell(table, row, column, unit, seed, ci.mean, low, high, int(x.size), seed_se=seed_se, reason=reason)
+    paper_se = ci.sd if spread_is_paper_se and x.size > 1 else 0.0
+    return Cell(table, row, column, unit, paper, ci.mean, low, high, int(x.size), paper_se=paper_se, reason=reason,
+                kind=kind)
 
 
 # ------------------------------------------------------------------ units of work
@@ -274,34 +277,36 @@ def _table1(ctx) -> list[Cell]:
 
 
 def _table1_cells(cell: str, rs: list[dict], null: dict, quick: bool) -> list[Cell]:
-    seed = DATA["table1"]["cells"][cell]
-    label = seed["label"]
+    paper = DATA["table1"]["cells"][cell]
+    label = paper["label"]
     n = len(rs)
-    spread = f"{n} runs (seeds 1-{n}); the seed's se is their spread, its figure being one run"
+    spread = f"{n} runs (seeds 1-{n}); the thesis's se is their spread, its figure being one run"
     gens = [r["hof_generation"] for r in rs]
     lengths = [r["generations"] for r in rs]
-    out = [Cell("table1", label, "generation of the best", "generation", seed["generation"], float(np.median(gens)),
+    out = [Cell("table1", label, "generation of the best", "generation", paper["generation"], float(np.median(gens)),
                 n=n, reason=f"not compared: when a run's last record falls is one draw; ours the median of {n} runs "
                             f"(range {min(gens)}-{max(gens)}; runs of {min(lengths)}-{max(lengths)} generations)")]
     tricks = [r["hof_tricks"] for r in rs]
     # why an in-sample figure can differ: it is a maximum of noisy scores, not a skill
     luck = ("a run's best of 60 members x every generation's noisy 60-round score: set by luck, by the population "
             "(the thesis gives none; ours 60) and by the run's length as much as by skill (see the null row)")
-    out.append(_mean_cell("table1", label, "tricks in its 60 rounds", "tricks", seed["tricks"], tricks,
+    out.append(_mean_cell("table1", label, "tricks in its 60 rounds", "tricks", paper["tricks"], tricks,
                           f"in sample, {luck}; {spread}", True, ROUNDS))
-    out.append(_mean_cell("table1", label, "ATpR in sample", "tricks per round", seed["tricks"] / ROUNDS, tricks,
-                          f"tricks / 60 (Table 1 prints {seed['atpr']}); in sample, {luck}; {spread}", True))
+    # the same comparison as the tricks' in another unit: arithmetic on the cell above
+    out.append(_mean_cell("table1", label, "ATpR in sample", "tricks per round", paper["tricks"] / ROUNDS, tricks,
+                          f"tricks / 60 (Table 1 prints {paper['atpr']}); in sample, {luck}; {spread}", True,
+                          kind="arithmetic"))
     early = [_best_by(r["logbook"], GENERATIONS_THESIS) for r in rs]
     out.append(_mean_cell("table1", label, f"ATpR in sample, best of generations 0-{GENERATIONS_THESIS - 1}",
-                          "tricks per round", seed["tricks"] / ROUNDS, early,
+                          "tricks per round", paper["tricks"] / ROUNDS, early,
                           f"the budget: the same runs stopped at the thesis's minimum of {GENERATIONS_THESIS} "
                           f"generations (ours run to {max(lengths)}); {spread}", True))
-    if "fitness" in seed:
+    if "fitness" in paper:
         per_trick = np.mean([r["hof_fitness"] / r["hof_tricks"] for r in rs if r["hof_tricks"] > 0])
-        out.append(_mean_cell("table1", label, "fitness in its 60 rounds", "advanced fitness", seed["fitness"],
+        out.append(_mean_cell("table1", label, "fitness in its 60 rounds", "advanced fitness", paper["fitness"],
                               [r["hof_fitness"] for r in rs],
-                              f"in sample; the thesis's {seed['fitness']} / {seed['tricks']} tricks = "
-                              f"{seed['fitness'] / seed['tricks']:.1f} a won trick, ours {per_trick:.1f}: a trick is "
+                              f"in sample; the thesis's {paper['fitness']} / {paper['tricks']} tricks = "
+                              f"{paper['fitness'] / paper['tricks']:.1f} a won trick, ours {per_trick:.1f}: a trick is "
                               "mostly won by a high card or a spade, which Appendix B scores low (footnote1 measures "
                               f"Random's); nothing in the thesis explains its higher score per trick; {spread}",
                               True, ROUNDS))
@@ -311,7 +316,7 @@ def _table1_cells(cell: str, rs: list[dict], null: dict, quick: bool) -> list[Ce
         out.append(_mean_cell("table1", label, f"ATpR vs 3 {opponent}, out of sample", "tricks per round", None, atpr,
                               f"the thesis has no out-of-sample figure; the {n} champions on {deals:,} fresh deals "
                               "each, CI over the runs", False))
-    if "fitness" in seed:
+    if "fitness" in paper:
         fitness = [r["out_of_sample"]["random"]["fitness"]["mean"] for r in rs]
         out.append(_mean_cell("table1", label, "fitness in 60 rounds vs 3 random, out of sample", "advanced fitness",
                               None, fitness, "60 x the champions' mean fitness a round on the same fresh deals; "
@@ -319,13 +324,13 @@ def _table1_cells(cell: str, rs: list[dict], null: dict, quick: bool) -> list[Ce
     gap = [r["hof_tricks"] - r["out_of_sample"]["random"]["atpr"]["mean"] for r in rs]
     out.append(_mean_cell("table1", label, "in sample - out of sample vs random", "tricks per round", None, gap,
                           "what the best evaluation of a run overstates its champion against the thesis's arbitrary "
-                          "player", False))
+                          "player", False, kind="arithmetic"))
     length = _null_run_length(cell, quick)
     kind, threshold = _null_thresholds()[cell]
     best = _blocks(null["best_atpr"] if kind == "atpr" else null["tricks_of_best"], length)
     reach = _blocks(null["best_atpr"] if kind == "atpr" else null["best_fitness"], length)
     hits = int((reach >= threshold - 1e-9).sum())
-    what = "ATpR" if kind == "atpr" else f"fitness {seed['fitness']}"
+    what = "ATpR" if kind == "atpr" else f"fitness {paper['fitness']}"
     out.append(_mean_cell("table1", label, "null: 60 Random players, best ATpR in sample", "tricks per round", None,
                           best, f"no learning at all: the best of {length} generations ({best.size} blocks); "
                                 f"{hits} of {best.size} reach the thesis's {what}", False))
@@ -357,9 +362,9 @@ def _plot_table1(cells: list[Cell], path: Path, title: str) -> Path:
     fig, axes = plt.subplots(2, 2, figsize=(12, 8), dpi=110, sharex=False)
     for ax, cell in zip(axes.ravel(), CONFIGS):
         logs = _CURVES[cell]
-        seed = DATA["table1"]["cells"][cell]
+        paper = DATA["table1"]["cells"][cell]
         longest = max(len(log) for log in logs)
-        luck = np.maximum.accumulate([r["fitness" if "fitness" in seed else "atpr"] for r in null[:longest]])
+        luck = np.maximum.accumulate([r["fitness" if "fitness" in paper else "atpr"] for r in null[:longest]])
         ax.plot(np.arange(luck.size), luck, color="tab:gray", lw=1.2,
                 label="60 Random players, best so far (in sample: luck alone)")
         for i, log in enumerate(logs):
@@ -372,18 +377,18 @@ def _plot_table1(cells: list[Cell], path: Path, title: str) -> Path:
             val = [r for r in log if "validation" in r]
             ax.plot([r["gen"] for r in val], [r["validation"] for r in val], color="tab:purple", lw=0.9, marker=".",
                     ms=2, label="generation's best vs 3 Random, 1,000 deals (out of sample)" if first else None)
-        figure = seed.get("fitness", seed["tricks"]) / ROUNDS
+        figure = paper.get("fitness", paper["tricks"]) / ROUNDS
         ax.axhline(figure, color="tab:green", ls="--", lw=1, label="the thesis's best (in sample)")
-        ax.set_title(f"{seed['label']}: {len(logs)} runs", fontsize=9)
+        ax.set_title(f"{paper['label']}: {len(logs)} runs", fontsize=9)
         ax.set_xlabel("generation")
-        ax.set_ylabel("advanced fitness per round" if "fitness" in seed else "tricks per round")
+        ax.set_ylabel("advanced fitness per round" if "fitness" in paper else "tricks per round")
         ax.grid(alpha=0.3)
     return finish(fig, path, title, top=0.96, legend_from=axes[0][0], bottom=0.07)
 
 
 register(Reproduction(
     "spades", "table1", "the best network of each encoding and fitness, in sample and out of sample",
-    "Table 1 (Section 3)", _table1, digits=2, plot=_plot_table1,
+    "Table 1 (Section 3)", _table1, digits=2, plot=_plot_table1, plot_needs_run=True,
     notes=(
         "Procedure (Sections 2.4-2.5): every member plays all 15 games of 4 rounds of a generation, each game in fresh "
         "random groups of four that all play the game's four starting hands, rotated one seat a round: 60 rounds per "
@@ -399,8 +404,8 @@ register(Reproduction(
         "(the null row: 60 Random players, blocks of as many generations as the thesis's run, 200 after its best).",
         "Out of sample = each run's champion on fresh deals against three Random seats (the thesis's arbitrary "
         "player) and three HighLow seats; the gap row is in sample minus out of sample against Random.",
-        "Full budget: 3 runs (seeds 1-3) per cell, each by the thesis's rule (200 generations, going on 200 "
-        "generations after every new best) but stopped at 400 generations to fit this shared 2-core machine; the "
+        "Full budget: 3 runs (random seeds 1-3) per cell, each by the thesis's rule (200 generations, going on 200 "
+        "generations after every new best) but stopped at 400 generations to fit the run on 2 cores; the "
         "budget row gives the same runs' in-sample best of their first 200 generations, the thesis's minimum, to "
         "show how the figure moves with the run's length. 20,000 deals per opponent out of sample; a null of 20,000 "
         "generations of 60 Random players.",
@@ -432,7 +437,8 @@ def _footnote1(ctx) -> list[Cell]:
                                                          "the footnote rounds it to 62"),
         Cell("footnote1", "the footnote's arithmetic", "arbitrary player's fitness over 780 tricks", "advanced fitness",
              note["fitness"], mean_score * tricks, mean_score * tricks, mean_score * tricks, 0, tolerance=0.5 * tricks,
-             reason="mean card score x 0.25 x 780; tolerance: the footnote's rounding of the score to 62 (0.5 x 195)"),
+             reason="mean card score x 0.25 x 780; tolerance: the footnote's rounding of the score to 62 (0.5 x 195)",
+             kind="arithmetic"),
         Cell("footnote1", "Random among 3 Random, measured", "arbitrary player's fitness over 780 tricks",
              "advanced fitness", note["fitness"], fitness.mean, fitness.low, fitness.high, n,
              reason=f"only the card that wins a trick scores, and it is the trick's highest, mostly a high card or a "
@@ -477,7 +483,7 @@ def _section3(ctx) -> list[Cell]:
         Cell("section3", "its normal for a 60-round mean, N(3.25, 1.5612 / sqrt 60)", "1 - Phi(3.9)", "probability",
              float(sec["tail"]), tail_of_mean, tail_of_mean, tail_of_mean, 0,
              reason="Table 1's ATpR is a mean of 60 rounds, whose sd is 1.5612 / sqrt(60) = 0.20 under the thesis's "
-                    "own binomial model, not 1.5612"),
+                    "own binomial model, not 1.5612", kind="arithmetic"),
         Cell("section3", "Random among 3 Random, measured", "sd of a 60-round ATpR", "tricks per round",
              float(sec["sigma"]), sd.mean, sd.low, sd.high, len(null["sd_atpr"]),
              reason="the spread of members' 60-round ATpR in a generation of the thesis's tournament: the rotated "
@@ -534,19 +540,29 @@ def _appendix_b(ctx, key: str) -> list[Cell]:
         lead, follow = _model_chances(spade, r)
         row = rank
         fitted = "the closed form fitted to Appendix B (evolve.evolution.fitness.spades_table)"
-        out.append(_exact(key, row, "win chance leading, model", "%", data["leading"][i], 100 * lead, fitted))
-        out.append(_exact(key, row, "win chance following, model", "%", data["following"][i], 100 * follow, fitted))
-        out.append(_exact(key, row, "win chance average, model", "%", data["average"][i], 50 * (lead + follow), fitted))
+        for column, ours in (("leading", 100 * lead), ("following", 100 * follow), ("average", 50 * (lead + follow))):
+            out.append(_exact(key, row, f"win chance {column}, model", "%", data[column][i], ours, fitted, "fitted"))
         for role, column in ((0, "leading"), (1, "following")):
             scores = {int(table[c, role]) for c in cards}
             ours = float(scores.pop()) if len(scores) == 1 else float("nan")
             out.append(_exact(key, row, f"fitness score {column}", "score", data[f"score_{column}"][i], ours,
-                              "round(100 (1 - p)) of the model's chance: the score advanced fitness uses"))
+                              "round(100 (1 - p)) of the model's chance: the score advanced fitness uses", "fitted"))
         for role, column in ((0, "leading"), (1, "following")):
             rate, low, high = _rate(int(won[cards, role].sum()), int(played[cards, role].sum()))
+            certain = _certain(spade, r, role)
             out.append(Cell(key, row, f"win chance {column}, random play", "%", float(data[column][i]), rate, low, high,
-                            int(played[cards, role].sum()), reason=_measured_reason(spade, role)))
+                            int(played[cards, role].sum()), reason=certain or _measured_reason(spade, role),
+                            kind="certain" if certain else "measured"))
     return out
+
+
+def _certain(spade: bool, r: int, role: int) -> str:
+    """Why the rules fix a card's win chance whatever the play ("" where they do not)."""
+    if spade and r == 14:
+        return "the ace of spades, the highest trump, wins every trick it is played in"
+    if not spade and r == 2 and role == 1:
+        return "a followed 2 of a plain suit is below the led card and is no trump: it never wins"
+    return ""
 
 
 def _measured_reason(spade: bool, role: int) -> str:
@@ -631,16 +647,16 @@ def _architectures(ctx) -> list[Cell]:
     out = []
     for encoding in ("card", "hand"):
         arch = Architecture.for_game(game, encoding)
-        seed = DATA["architectures"][encoding]
+        paper = DATA["architectures"][encoding]
         row = f"{encoding}-based"
         rule = 2 * arch.n_in / 3 + arch.n_out
-        out.append(_exact("architectures", row, "inputs", "nodes", seed["inputs"], arch.n_in))
-        out.append(Cell("architectures", row, "hidden per layer", "nodes", seed["hidden"], arch.n_h1, arch.n_h1,
-                        arch.n_h1, 0, reason="" if arch.n_h1 == seed["hidden"] else
+        out.append(_exact("architectures", row, "inputs", "nodes", paper["inputs"], arch.n_in))
+        out.append(Cell("architectures", row, "hidden per layer", "nodes", paper["hidden"], arch.n_h1, arch.n_h1,
+                        arch.n_h1, 0, kind="arithmetic", reason="" if arch.n_h1 == paper["hidden"] else
                         f"the thesis's rule gives 2/3 x {arch.n_in} + {arch.n_out} = {rule:.1f}, and gives its 156 for "
                         "the card-based net: its '266' is one digit off 226; we follow the rule (hidden = [266, 266] "
                         "runs the text's figure)"))
-        out.append(_exact("architectures", row, "outputs", "nodes", seed["outputs"], arch.n_out))
+        out.append(_exact("architectures", row, "outputs", "nodes", paper["outputs"], arch.n_out))
     return out
 
 

@@ -45,9 +45,11 @@ from evolve.reproduce.sueca_play import (
 )
 
 DOC = document(Document("sueca", "Lopes Carreiro 2016", "Examining different strategies for the card game Sueca",
-                        "000_a350b72122b41af2.txt"))
+                        "000_a350b72122b41af2.txt",
+                        versions=(("", "rule-based seats and shuffle rates"), ("mc", "MC seats, honest `mc`"),
+                                  ("perfect_mc", "MC seats, `perfect_mc` (upper bound)"))))
 DATA = json.loads((Path(__file__).with_name("data") / "sueca.json").read_text())
-SEED_DEALS = DATA["deals"]
+PAPER_DEALS = DATA["deals"]
 CH7 = DATA["chapter7"]["tables"]
 
 # the thesis's letters -> our seats; MC is Chapter 7's Monte Carlo Extra (50 shuffles x 2 playouts)
@@ -140,35 +142,43 @@ def one_mc(ctx, version: str, variant: str, shuffles: int, playouts: int = 1) ->
 # ----------------------------------------------------------------------------- cells
 
 
-def mean_cell(table, row, column, seed, stats, tol, *, seed_sd=None, n_cov=N_COV, unit_="points") -> Cell:
+def mean_cell(table, row, column, paper, stats, tol, *, paper_sd=None, n_cov=N_COV, unit_="points") -> Cell:
     """N-S's mean points of a unit beside the thesis's figure."""
     s = summary(stats, n_cov)
     if s["n"] == 0:
-        return Cell(table, row, column, unit_, seed, tolerance=tol, reason="no deals at this budget")
+        return Cell(table, row, column, unit_, paper, tolerance=tol, reason="no deals at this budget")
     z = Z95
-    sd_seed = seed_sd if seed_sd else s["sd"]
-    return Cell(table, row, column, unit_, seed, s["mean"], s["mean"] - z * s["se"], s["mean"] + z * s["se"], s["n"],
-                sd_seed / math.sqrt(SEED_DEALS), tol)
+    sd_paper = paper_sd if paper_sd else s["sd"]
+    return Cell(table, row, column, unit_, paper, s["mean"], s["mean"] - z * s["se"], s["mean"] + z * s["se"], s["n"],
+                sd_paper / math.sqrt(PAPER_DEALS), tol)
 
 
-def sd_cell(table, row, column, seed, stats, tol) -> Cell:
+def sd_cell(table, row, column, paper, stats, tol) -> Cell:
     """The sd of N-S's points beside the thesis's."""
     s = summary(stats, 0)
     if s["n"] < 2:
-        return Cell(table, row, column, "points", seed, tolerance=tol, reason="no deals at this budget")
+        return Cell(table, row, column, "points", paper, tolerance=tol, reason="no deals at this budget")
     z = Z95
-    return Cell(table, row, column, "points", seed, s["sd"], s["sd"] - z * s["sd_se"], s["sd"] + z * s["sd_se"],
-                s["n"], s["sd_se"] * math.sqrt(s["n"] / SEED_DEALS), tol)
+    return Cell(table, row, column, "points", paper, s["sd"], s["sd"] - z * s["sd_se"], s["sd"] + z * s["sd_se"],
+                s["n"], s["sd_se"] * math.sqrt(s["n"] / PAPER_DEALS), tol)
 
 
-def extreme_cell(table, row, column, seed, stats, which: str) -> Cell:
+def extreme_cell(table, row, column, paper, stats, which: str) -> Cell:
     """An extreme of the thesis's 1,000,000 deals beside ours: not compared."""
     s = summary(stats, 0)
-    return Cell(table, row, column, "points", seed, s[which], n=s["n"],
+    return Cell(table, row, column, "points", paper, s[which], n=s["n"],
                 reason=f"the {which} of 1,000,000 deals has no standard error; ours over {s['n']:,} deals")
 
 
-def share_cell(table, row, column, seed, stats, lo, hi, tol) -> Cell:
+def versioned(cells: list[Cell], version: str) -> list[Cell]:
+    """The cells of one MC version (``mc`` or ``perfect_mc``), named in their extra data
+    (the summaries count each version on its own row)."""
+    for c in cells:
+        c.extra = {**c.extra, "version": version}
+    return cells
+
+
+def share_cell(table, row, column, paper, stats, lo, hi, tol) -> Cell:
     """The % of deals with N-S's points in ``lo .. hi`` (or outside, for lo > hi: a side > 90)."""
     if lo <= hi:
         k, n = share(stats, lo, hi)
@@ -176,7 +186,7 @@ def share_cell(table, row, column, seed, stats, lo, hi, tol) -> Cell:
         inside, n = share(stats, hi + 1, lo - 1)
         k = n - inside
     rate, low, high = proportion(k, n)
-    return Cell(table, row, column, "% of deals", seed, rate, low, high, n, proportion_se(seed, SEED_DEALS), tol)
+    return Cell(table, row, column, "% of deals", paper, rate, low, high, n, proportion_se(paper, PAPER_DEALS), tol)
 
 
 def chance_reason(c: Cell, tests: int) -> None:
@@ -230,7 +240,7 @@ _unavailable("table4.2", "cards per suit per team of Table 4.1's deck", "Table 4
 
 
 def _table4_3(ctx) -> list[Cell]:
-    n = ctx.budget(SEED_DEALS, RULE_DEALS[1])
+    n = ctx.budget(PAPER_DEALS, RULE_DEALS[1])
 
     def compute() -> dict:
         parts = run_blocks(dealer_block, blocks(n, BLOCK_RULES), ctx.workers)
@@ -241,11 +251,11 @@ def _table4_3(ctx) -> list[Cell]:
     res = ctx.memo({"sueca": "dealer", "deals": n}, compute)
     t = DATA["table4.3"]
     cells = []
-    for dealer, (name, seed) in enumerate(zip(t["columns"], t["score"])):
+    for dealer, (name, paper) in enumerate(zip(t["columns"], t["score"])):
         mean, se = ratio(*res[str(dealer)])
         z = Z95
-        cells.append(Cell("table4.3", f"dealer {name}", "dealer's team", "points", seed, mean, mean - z * se,
-                          mean + z * se, res["n"], 24.3 / math.sqrt(SEED_DEALS), ROUND0))
+        cells.append(Cell("table4.3", f"dealer {name}", "dealer's team", "points", paper, mean, mean - z * se,
+                          mean + z * se, res["n"], 24.3 / math.sqrt(PAPER_DEALS), ROUND0))
     for c in cells:
         chance_reason(c, 4)
     return cells
@@ -363,9 +373,9 @@ def distribution_plot(cells: list[Cell], path: Path, title: str) -> Path:
     for ax, c in zip(axes[0], shown):
         hist = np.asarray(c.extra["hist"], float)
         ax.bar(x, hist / max(hist.sum(), 1), width=1.0, color="tab:blue", alpha=0.6, label="ours")
-        sd = c.extra.get("seed_sd")
-        if sd and c.seed is not None:
-            ax.plot(x, np.exp(-0.5 * ((x - c.seed) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)), "k-", lw=1.2,
+        sd = c.extra.get("paper_sd")
+        if sd and c.paper is not None:
+            ax.plot(x, np.exp(-0.5 * ((x - c.paper) / sd) ** 2) / (sd * math.sqrt(2 * math.pi)), "k-", lw=1.2,
                     label="thesis: normal(mean, sd)")
         ax.set_title(f"{c.row}, {c.column}", fontsize=9)
         ax.set_xlabel("N-S card points")
@@ -429,13 +439,13 @@ MC_NOTES = ("mc = the thesis's Monte Carlo as it describes it (honest: a uniform
             "hands.", PERFECT_TEXT)
 
 
-def _mc_cells(ctx, key, row, column_for, seed, variant, shuffles, playouts, tol, what) -> list[Cell]:
+def _mc_cells(ctx, key, row, column_for, paper, variant, shuffles, playouts, tol, what) -> list[Cell]:
     """The honest and perfect cells of one Chapter 6 setting (one MC seat at N)."""
     cells = []
     for version in VERSIONS:
         st = one_mc(ctx, version, variant, shuffles, playouts)
-        cells.append(mean_cell(key, row, column_for(version), seed, st, tol))
-    if seed is not None:
+        cells += versioned([mean_cell(key, row, column_for(version), paper, st, tol)], version)
+    if paper is not None:
         pair_reasons(cells[0], cells[1], what)
     return cells
 
@@ -443,8 +453,8 @@ def _mc_cells(ctx, key, row, column_for, seed, variant, shuffles, playouts, tol,
 def _table6_1(ctx) -> list[Cell]:
     t = DATA["table6.1"]
     cells = []
-    for k, seed in zip(t["playouts"], t["score"]):
-        cells += _mc_cells(ctx, "table6.1", f"{k} playouts per shuffle", lambda v: f"Extra, {v}", seed, "extra",
+    for k, paper in zip(t["playouts"], t["score"]):
+        cells += _mc_cells(ctx, "table6.1", f"{k} playouts per shuffle", lambda v: f"Extra, {v}", paper, "extra",
                            t["shuffles"], k, ROUND2, "Extra")
     return cells
 
@@ -453,10 +463,10 @@ def _table6_2(ctx) -> list[Cell]:
     t = DATA["table6.2"]
     cells = []
     for variant in ("normal", "average", "extra"):
-        for s, seed in zip(t["shuffles"], t[variant]):
-            if seed is None:
+        for s, paper in zip(t["shuffles"], t[variant]):
+            if paper is None:
                 continue
-            cells += _mc_cells(ctx, "table6.2", f"{variant}, {s} shuffles", lambda v, x=variant: f"{x}, {v}", seed,
+            cells += _mc_cells(ctx, "table6.2", f"{variant}, {s} shuffles", lambda v, x=variant: f"{x}, {v}", paper,
                                variant, s, 2 if variant == "extra" else 1, ROUND2, variant.capitalize())
     return cells
 
@@ -491,9 +501,9 @@ def _figures6(ctx) -> list[Cell]:
         for version in VERSIONS:
             st = one_mc(ctx, version, variant, s, k)
             m = mean_cell("figures6.1-6.3", variant, f"mean, {version}", mean, st, ROUND0)
-            m.extra = {"hist": st["hist"], "seed_sd": sd}
-            pair_mean.append(m)
-            pair_sd.append(sd_cell("figures6.1-6.3", variant, f"sd, {version}", sd, st, ROUND2))
+            m.extra = {"hist": st["hist"], "paper_sd": sd}
+            pair_mean += versioned([m], version)
+            pair_sd += versioned([sd_cell("figures6.1-6.3", variant, f"sd, {version}", sd, st, ROUND2)], version)
         pair_reasons(*pair_mean, variant.capitalize())
         pair_reasons(*pair_sd, variant.capitalize())
         cells += pair_mean + pair_sd
@@ -523,8 +533,8 @@ def _table6_3(ctx) -> list[Cell]:
             pair = []
             for version in VERSIONS:
                 st = unit(ctx, [mc_seat(version, variant, s, k)] + ["random"] * 3, n_mc, spec)
-                pair.append(mean_cell("table6.3", row, f"{variant}, {version}", t[variant][b], st, ROUND0,
-                                      n_cov=CONDITIONAL_COV))
+                pair += versioned([mean_cell("table6.3", row, f"{variant}, {version}", t[variant][b], st, ROUND0,
+                                             n_cov=CONDITIONAL_COV)], version)
             pair_reasons(*pair, variant.capitalize())
             cells += pair
     for c in cells:
@@ -556,15 +566,15 @@ def _truth(ctx) -> dict:
 def _truth_cells(ctx, key: str, ways: tuple[str, ...]) -> list[Cell]:
     res = _truth(ctx)
     t = DATA["table6.5"]
-    seeds = {"regular": t["regular_pct"], "new": t["new_pct"]}
+    papers = {"regular": t["regular_pct"], "new": t["new_pct"]}
     cells = []
     z = Z95
     for way in ways:
         for k, n_max in enumerate(MAX_SHUFFLES):
-            seed = seeds[way][k]
+            paper = papers[way][k]
             rate, se = res[way][k], res[way + "_se"][k]
-            tol = ROUND2 if seed < 0.1 else ROUND1
-            cells.append(Cell(key, f"at most {n_max} shuffles", f"truth, {way} way", "% of playouts", seed, rate,
+            tol = ROUND2 if paper < 0.1 else ROUND1
+            cells.append(Cell(key, f"at most {n_max} shuffles", f"truth, {way} way", "% of playouts", paper, rate,
                               rate - z * se, rate + z * se, res["n"], 0.0, tol))
     for c in cells:
         if c.verdict == "differs" and not c.reason:
@@ -610,9 +620,13 @@ def _figure6_7(ctx) -> list[Cell]:
     cells = [Cell("figure6.7", f"{m} prohibited suits", "share of the truth", "%", None, v, n=res["n"],
                   reason="the bars are not in the text")
              for m, v in enumerate(res["by_missing"]) if m <= 8]
-    both = res["by_missing"][2] + res["by_missing"][3]
-    cells.append(Cell("figure6.7", "2 or 3 prohibited suits", "share of the truth", "%", None, both, n=res["n"],
-                      reason=f"the text: more than 70%; ours {both:.0f}%"))
+    share, se = res["two_or_three"], res["two_or_three_se"]
+    c = Cell("figure6.7", "2 or 3 prohibited suits", "share of the truth", "%", 70.0, share, share - Z95 * se,
+             share + Z95 * se, res["n"], at_least=True, reason="the text: 'more than 70% of the times'")
+    if c.verdict == "differs":
+        c.reason += ("; ours is the exact share on our MC seat's positions (the CI over deals), the thesis counts "
+                     "its own MC's positions, which may differ")
+    cells.append(c)
     return cells
 
 
@@ -642,18 +656,19 @@ def chapter7_cells(ctx, number: str) -> list[Cell]:
     key, rows = f"table{number}", CH7[number]["rows"]
     cells: list[Cell] = []
     for r in rows:
-        letters, seed_mean, seed_sd = tuple(r[:4]), r[4], r[6]
+        letters, paper_mean, paper_sd = tuple(r[:4]), r[4], r[6]
         label = _row_label(r)
         if "MC" not in letters:
             st = lineup(ctx, letters)
-            cells += [mean_cell(key, label, "N-S mean", seed_mean, st, ROUND1, seed_sd=seed_sd),
-                      sd_cell(key, label, "N-S sd", seed_sd, st, ROUND1)]
+            cells += [mean_cell(key, label, "N-S mean", paper_mean, st, ROUND1, paper_sd=paper_sd),
+                      sd_cell(key, label, "N-S sd", paper_sd, st, ROUND1)]
             continue
         means, sds = [], []
         for version in VERSIONS:
             st = lineup(ctx, letters, version)
-            means.append(mean_cell(key, label, f"N-S mean, {version}", seed_mean, st, ROUND1, seed_sd=seed_sd))
-            sds.append(sd_cell(key, label, f"N-S sd, {version}", seed_sd, st, ROUND1))
+            means += versioned([mean_cell(key, label, f"N-S mean, {version}", paper_mean, st, ROUND1,
+                                          paper_sd=paper_sd)], version)
+            sds += versioned([sd_cell(key, label, f"N-S sd, {version}", paper_sd, st, ROUND1)], version)
         pair_reasons(*means, "MC")
         pair_reasons(*sds, "MC")
         cells += means + sds
@@ -687,15 +702,15 @@ def _budget(ctx) -> list[Cell]:
     cells = []
     sizes = ctx.budget(*PREFIXES)
     for letters in KEPT:
-        seed_row = next(r for r in CH7["7.5" if letters == KEPT[0] else "7.6"]["rows"] if tuple(r[:4]) == letters)
+        paper_row = next(r for r in CH7["7.5" if letters == KEPT[0] else "7.6"]["rows"] if tuple(r[:4]) == letters)
         for version in VERSIONS:
             st = lineup(ctx, letters, version)
             for n in sizes:
                 if n > st["n"]:
                     continue
                 c = mean_cell("budget", f"{' '.join(letters[:2])} | R R, {version}", f"first {n:,} deals",
-                              seed_row[4], prefix(st, n), ROUND1, seed_sd=seed_row[6])
-                cells.append(c)
+                              paper_row[4], prefix(st, n), ROUND1, paper_sd=paper_row[6])
+                cells += versioned([c], version)
     for c in cells:
         if c.verdict == "differs" and not c.reason:
             c.reason = ("mc is honest; the thesis's MC Extra matches perfect_mc instead (which_mc)"
@@ -712,18 +727,20 @@ register(Reproduction(
 
 
 def _gap(key: str, group: str, version: str, cells: list[Cell]) -> Cell:
-    """The mean difference ours - seed over a group of cells, as a cell whose seed is 0."""
-    done = [c for c in cells if c.ours is not None and c.seed is not None]
+    """The mean difference ours - paper over a group of cells of one MC version, as a
+    cell whose paper figure is 0 (arithmetic on those cells)."""
+    done = [c for c in cells if c.ours is not None and c.paper is not None]
     if not done:
-        return Cell(key, group, version, "points (ours - seed)", 0.0, reason="no cells at this budget")
+        return versioned([Cell(key, group, version, "points (ours - paper)", 0.0, reason="no cells at this budget",
+                               kind="arithmetic")], version)[0]
     m = len(done)
     gap = sum(c.difference for c in done) / m
     se = math.sqrt(sum(((c.high - c.low) / (2 * Z95)) ** 2 for c in done)) / m
-    seed_se = math.sqrt(sum(c.seed_se ** 2 for c in done)) / m
+    paper_se = math.sqrt(sum(c.paper_se ** 2 for c in done)) / m
     ok = sum(c.verdict == "reproduced" for c in done)
-    return Cell(key, group, version, "points (ours - seed)", 0.0, gap, gap - Z95 * se, gap + Z95 * se,
-                sum(c.n for c in done), seed_se, done[0].tolerance,
-                reason=f"{ok} of {m} cells reproduced")
+    return versioned([Cell(key, group, version, "points (ours - paper)", 0.0, gap, gap - Z95 * se, gap + Z95 * se,
+                           sum(c.n for c in done), paper_se, done[0].tolerance,
+                           reason=f"{ok} of {m} cells reproduced", kind="arithmetic")], version)[0]
 
 
 def _which_mc(ctx) -> list[Cell]:

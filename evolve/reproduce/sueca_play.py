@@ -354,6 +354,8 @@ def truth_block(seats: list[str], start: int, stop: int, mc_seat: int = 0) -> di
     new = np.zeros((r.n_deals, len(n_max)))
     by_round = np.zeros(10)
     by_missing = np.zeros(13)
+    truth = np.zeros(r.n_deals)             # per deal: the truth at FIGURE_MAX, and the part with 2 or 3 missing suits
+    truth23 = np.zeros(r.n_deals)
     for i in range(r.n_deals):
         for seat, hand, legal, mode, pub, _card in replay_decisions(g, r, i):
             n_legal = bin(int(legal)).count("1")
@@ -365,13 +367,17 @@ def truth_block(seats: list[str], start: int, stop: int, mc_seat: int = 0) -> di
                 q = n_legal * (1.0 - p_reg) ** FIGURE_MAX
                 by_round[int(pub[TRICK])] += q
                 by_missing[missing] += q
+                truth[i] += q
+                truth23[i] += q if missing in (2, 3) else 0.0
     return {"n": int(r.n_deals), "weight": weight.tolist(), "regular": regular.tolist(), "new": new.tolist(),
-            "by_round": by_round.tolist(), "by_missing": by_missing.tolist()}
+            "by_round": by_round.tolist(), "by_missing": by_missing.tolist(), "truth": truth.tolist(),
+            "truth23": truth23.tolist()}
 
 
 def truth_rates(parts: list[dict]) -> dict:
     """Pooled over deals: the truth rates in % with standard errors (a ratio of sums over
-    deals, delta method) and the shares of the truth by round and by prohibited suits."""
+    deals, delta method), the shares of the truth by round and by prohibited suits, and
+    the share with two or three prohibited suits with its standard error (the same ratio)."""
     w = np.concatenate([np.asarray(p["weight"]) for p in parts])
     out = {"n": int(len(w))}
     for way in ("regular", "new"):
@@ -384,6 +390,11 @@ def truth_rates(parts: list[dict]) -> dict:
     for key in ("by_round", "by_missing"):
         total = np.sum([np.asarray(p[key]) for p in parts], axis=0)
         out[key] = (100 * total / max(total.sum(), 1e-300)).tolist()
+    t = np.concatenate([np.asarray(p["truth"]) for p in parts])
+    t23 = np.concatenate([np.asarray(p["truth23"]) for p in parts])
+    share = t23.sum() / max(t.sum(), 1e-300)
+    out["two_or_three"] = 100 * share
+    out["two_or_three_se"] = 100 * math.sqrt(((t23 - share * t) ** 2).sum()) / max(t.sum(), 1e-300)
     return out
 
 
