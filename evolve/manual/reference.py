@@ -76,6 +76,11 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def titled_table(heading: str, intro: str, header: list[str], rows: list[list[str]]) -> str:
+    """A section: its heading line, an intro paragraph and a table."""
+    return "\n\n".join([heading, intro, table(header, rows)])
+
+
 def page(title: str, intro: str, body: list[str]) -> str:
     """A whole page: the generated-file comment, the title, an intro and the sections."""
     return "\n\n".join([GENERATED + "\n# " + title, intro, *body]).rstrip() + "\n"
@@ -165,12 +170,12 @@ def config_page() -> str:
         body.append("\n\n".join(parts))
         if section == "evolution":
             rows = [[code(key), *STAGE_TYPES[key], text(STAGE_DOCS[key])] for key in STAGE_KEYS]
-            body.append("\n\n".join([
+            body.append(titled_table(
                 "## [[evolution.stages]]",
                 "Each `[[evolution.stages]]` table is one stage of the `[evolution] stages` list (an opponent "
                 "schedule, a budget that grows). A stage sets `opponents`, `rounds_per_game` or both; a "
                 "malformed stage is a one-line error naming `evolution.stages[k]` and its key.",
-                table(["key", "type", "default", "what it does"], rows)]))
+                ["key", "type", "default", "what it does"], rows))
 
     def study_rows(names):
         return [[code(key), type_name(STUDY_KEYS[key][0]), "yes" if STUDY_KEYS[key][2] else "no",
@@ -506,12 +511,12 @@ def agents_page() -> str:
     about = bidder_descriptions()
     rows = [[code(name), games_of(BIDDER_GAMES.get(name, tuple(GAMES))) if name != DEFAULT else "every game",
              ", ".join(defaults_of.get(name, [])) or NONE, text(about[name])] for name in [DEFAULT, *BIDDERS]]
-    body.append("\n\n".join([
+    body.append(titled_table(
         "## Bidders",
         "`bidder=NAME` in any seat string (and `[network] bidder`, `[agent] bidder` in configs) chooses who "
         "bids and calls trump for the seat. A bidder that decides only some games' calls is refused in the "
         "others.",
-        table(["bidder", "decides", "default bidder of", "what it does"], rows)]))
+        ["bidder", "decides", "default bidder of", "what it does"], rows))
     body.append("\n\n".join(["## Bidder options",
                              "Every agent takes these options; each applies to the bidders its text names.",
                              option_table(BIDDER_OPTIONS)]))
