@@ -111,3 +111,21 @@ def test_the_citation_and_the_licence_agree_with_the_package():
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert f"## [{__version__}]" in (ROOT / "CHANGELOG.md").read_text()
     json.dumps(cff, default=str)     # plain data
+
+
+def test_the_files_reference_names_every_file_and_field_a_run_writes(tmp_path):
+    """docs/reference/files.md is written by hand, so a run checks it: every file of a run
+    folder, every field of its logbook and of champion.json is named there (in backticks)."""
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "evolve.run", str(ROOT / "tests/configs/tiny_spades_es.toml"),
+                           "--out", str(out), "--generations", "3", "--no-progress"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    page = (DOCS / "reference" / "files.md").read_text()
+    named = set(re.findall(r"`([^`]+)`", page))
+    written = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    logbook = {key for record in json.loads((out / "logbook.json").read_text()) for key in record}
+    champion = set(json.loads((out / "champion.json").read_text()))
+    missing = sorted((written | logbook | champion) - named)
+    assert written and logbook and champion
+    assert not missing, f"docs/reference/files.md does not name {missing}"
