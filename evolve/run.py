@@ -10,6 +10,7 @@ benchmarks it against the baselines, printing an ATpR table.
     python -m evolve.run experiments/spades_cardbased.toml --resume --generations 400   # extend a run
     python -m evolve.run experiments/spades_cardbased.toml --overwrite                  # start anew
     python -m evolve.run experiments/euchre_cardbased.toml --generations 20 --workers 2 --out /tmp/run
+    python -m evolve.run experiments/spades_cardbased.toml --set evolution.es.sigma=0.02 --out /tmp/sigma
 """
 
 from __future__ import annotations
@@ -43,25 +44,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="run folder (default populations/<experiment>; plots go to <out>/plots)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-benchmark", action="store_true", help="skip the final benchmark")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="change one key of the experiment file, typed by its schema (repeatable), e.g. "
+                        "evolution.generations=400 or network.hidden=[128,64]; the run folder records it, and "
+                        "--resume without --set reuses what the run was made with")
     args = p.parse_args(argv)
 
-    from evolve.evolution.config import load_config
     from evolve.evolution.runner import Evolution, RunInterrupted
 
-    cfg = load_config(args.config)
-    if args.generations is not None:
-        if args.generations <= 0:
-            raise UsageError(f"--generations {args.generations} is invalid; expected a positive integer")
-        cfg = cfg.with_overrides(evolution={"generations": args.generations, "max_generations": args.generations})
-    if args.seed is not None:
-        if args.seed < 0:
-            raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
-        cfg = cfg.with_overrides(experiment={"seed": args.seed})
-    if args.workers is not None and args.workers < 0:
-        raise UsageError(f"--workers {args.workers} is invalid; expected a non-negative integer (0: every core)")
+    cfg = _configured(args, args.set)
     out = Path(args.out) if args.out else None
     evo = Evolution(cfg, run_dir=out, plot_dir=(out / "plots") if out else None, workers=args.workers,
                     progress=not args.no_progress)
+    recorded = _recorded_sets(evo.run_dir) if args.resume and not args.set else []
+    if recorded:
+        cfg = _configured(args, recorded)
+        evo = Evolution(cfg, run_dir=out, plot_dir=(out / "plots") if out else None, workers=args.workers,
+                        progress=not args.no_progress)
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other: continue the run, or start anew")
     signal.signal(signal.SIGTERM, _interrupt)
@@ -71,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         again = ["python", "-m", "evolve.run", args.config, "--resume"]
         for flag, value in (("--out", args.out), ("--generations", args.generations), ("--seed", args.seed)):
             again += [flag, str(value)] if value is not None else []
+        for text in cfg.sets:
+            again += ["--set", text]
         print(f"evolve.run: interrupted after {stop.generation} generations, all of them checkpointed in "
               f"{stop.run_dir}. Continue with: {shlex.join(again)}", file=sys.stderr)
         return 130
@@ -82,6 +83,34 @@ def main(argv: list[str] | None = None) -> int:
     if deals and not args.no_benchmark:
         _benchmark(evo, state, champion, deals, not args.no_progress)
     return 0
+
+
+def _configured(args, sets: list[str]):
+    """The experiment file with its ``--set`` overrides, then the flags that override keys."""
+    from evolve.evolution.config import load_config
+
+    cfg = load_config(args.config, sets)
+    if args.generations is not None:
+        if args.generations <= 0:
+            raise UsageError(f"--generations {args.generations} is invalid; expected a positive integer")
+        cfg = cfg.with_overrides(evolution={"generations": args.generations, "max_generations": args.generations})
+    if args.seed is not None:
+        if args.seed < 0:
+            raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
+        cfg = cfg.with_overrides(experiment={"seed": args.seed})
+    if args.workers is not None and args.workers < 0:
+        raise UsageError(f"--workers {args.workers} is invalid; expected a non-negative integer (0: every core)")
+    return cfg
+
+
+def _recorded_sets(run_dir: Path) -> list[str]:
+    """The ``--set`` overrides a run folder's ``config.json`` says the run was made with."""
+    path = run_dir / "config.json"
+    try:
+        recorded = json.loads(path.read_text()).get("set", []) if path.is_file() else []
+    except (ValueError, AttributeError):
+        return []          # the resume itself reports an unreadable config.json
+    return [str(text) for text in recorded] if isinstance(recorded, list) else []
 
 
 def _benchmark(evo, state, champion, deals: int, progress: bool) -> None:

@@ -44,7 +44,8 @@ def parser() -> Parser:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--populations", default="populations",
-                   help="the folder whose */champion.npz clients may seat as champion:NAME (default populations)")
+                   help="the folder whose champions clients may seat as champion:NAME: those its manifest.toml "
+                        "marks playable, or all of them without one (default populations)")
     p.add_argument("--db", default=DEFAULT_DB,
                    help=f"the SQLite file that keeps the tables across restarts (default {DEFAULT_DB})")
     p.add_argument("--threads", type=int, default=DEFAULT_THREADS,
@@ -81,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as err:
         sock.close()
         raise UsageError(f"--db: {err}") from None
+    except UsageError:          # the populations folder's manifest.toml is invalid
+        sock.close()
+        raise
     warm_up()
     restored = app.extensions["trick_evolve_tables"].preload()
     if restored:

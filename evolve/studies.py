@@ -25,14 +25,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="also write table.md and result.json (and a heatmap) here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--games", default=None, metavar="GAME,...",
-                   help="a levels study: play only the levels of these games; with --out the other levels are kept "
-                        "from OUT/result.json when the study still names them as played there")
+                   help="a levels study: play only the levels of these games (again); with --out the other levels "
+                        "are kept from OUT/result.json when the study still names them as played there (without "
+                        "--games, --out keeps every such level and plays the others)")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="change one key of the study file, typed by its schema (repeatable), e.g. study.seed=22 or "
+                        "study.deals=2000")
     args = p.parse_args(argv)
     if args.workers <= 0:
         raise UsageError(f"--workers {args.workers} is invalid; expected a positive integer")
     if args.seed is not None and args.seed < 0:
         raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
-    study = load_study(args.config)
+    study = load_study(args.config, args.set)
     games = previous = None
     if args.games is not None:
         games = list(dict.fromkeys(t.strip().lower() for t in args.games.split(",") if t.strip()))
@@ -40,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("--games is empty; expected comma-separated game names, e.g. --games sueca,jass")
         if args.out and study["layout"] == "levels":     # other layouts: run_study's one-line refusal
             previous = earlier_levels(Path(args.out) / "result.json")
+    elif args.out and study["layout"] == "levels" and (Path(args.out) / "result.json").is_file():
+        try:     # a whole run keeps what it can and plays the rest: an unreadable result keeps nothing
+            previous = earlier_levels(Path(args.out) / "result.json")
+        except UsageError:
+            previous = None
     out = run_study(study, quick=args.quick, workers=args.workers, seed=args.seed, champions=args.champion,
                     games=games, previous=previous)
     if args.out:

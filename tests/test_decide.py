@@ -83,10 +83,9 @@ def test_replay_matches_engine(game, options, seats):
     _replay_matches_engine(game, options, seats)
 
 
-@pytest.mark.parametrize("encoding", ["seat", "seat_context"])
 @pytest.mark.parametrize("game,options", [("euchre", {}), ("spades", {"partnership": True, "bidding": "standard"}),
                                           ("jass", {})])
-def test_seat_encoding_network_replay_matches_engine(tmp_path, game, options, encoding):
+def test_seat_encoding_network_replay_matches_engine(tmp_path, game, options):
     """A network of the seat encoding (voids, who played what, the ordered-up Euchre card
     in the dealer's hand) decides in ``evolve.agent`` as in the engine (the second with an
     int16 second layer, saved and loaded as a champion)."""
@@ -97,7 +96,7 @@ def test_seat_encoding_network_replay_matches_engine(tmp_path, game, options, en
     g = evolve.make_game(game, **options)
     seats = []
     for k in range(2):
-        arch = Architecture.for_game(g, encoding, (16, 16), layer2="int16" if k else "float32")
+        arch = Architecture.for_game(g, "seat", (16, 16), layer2="int16" if k else "float32")
         genome = arch.random_genome(np.random.default_rng(k))
         save_champion(tmp_path / f"net{k}", Champion(NetworkAgent(arch, "simple"), genome, {"game": game}))
         assert load_champion(tmp_path / f"net{k}").agent.arch == arch

@@ -45,7 +45,7 @@ def test_a_network_of_direct_connections_alone_plays_highlow():
     ("sueca", {}, (1, 2)),        # the dealer (3) keeps the shown trump card
     ("jass", {}, (1, 2, 3)),
 ])
-@pytest.mark.parametrize("encoding", ["card", "seat", "seat_context"])
+@pytest.mark.parametrize("encoding", ["card", "seat"])
 def test_direct_features_read_no_hidden_card(game_name, options, swap, encoding):
     """Seat 0 leads trick 1: permuting the other seats' hands changes nothing it may see,
     so its first card (which depends on the 'wins for certain' feature and, with the seat

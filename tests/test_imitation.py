@@ -38,9 +38,8 @@ def test_demonstrations_are_the_teachers_legal_choices(game_name, encoding):
     assert set(np.unique(demos.inputs)) <= ({0.0, 1.0} if encoding != "hand" else set(range(0, 14)))
 
 
-@pytest.mark.parametrize("encoding", ["seat", "seat_context"])
 @pytest.mark.parametrize("game_name", ["euchre", "jass"])
-def test_seat_encoding_demonstrations_are_what_the_teacher_network_saw(tmp_path, game_name, encoding):
+def test_seat_encoding_demonstrations_are_what_the_teacher_network_saw(tmp_path, game_name):
     """A seat-encoding network as the teacher: its float64 forward pass on each collected
     input vector picks the card it played in the engine (the examples' inputs are the
     kernel's, voids and the ordered-up Euchre card included)."""
@@ -48,7 +47,7 @@ def test_seat_encoding_demonstrations_are_what_the_teacher_network_saw(tmp_path,
     from evolve.agents.genomes.evolvable import NetworkAgent
 
     g = make_game(game_name)
-    arch = Architecture.for_game(g, encoding, (16, 16))
+    arch = Architecture.for_game(g, "seat", (16, 16))
     genome = arch.random_genome(np.random.default_rng(3))
     save_champion(tmp_path, Champion(NetworkAgent(arch, "simple"), genome, {"game": game_name}))
     demos = collect(g, arch, f"champion:{tmp_path}", ["random"], 40, seed=2)

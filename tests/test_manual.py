@@ -34,24 +34,26 @@ def section(page: str, heading: str) -> str:
 # ------------------------------------------------------------------ descriptions of the keys
 
 def missing_docs() -> list[str]:
-    """Every configuration key (experiment, stage, study, level) without a description."""
+    """Every configuration key (experiment, strategy, stage, study, level) without a description."""
     from evolve.evaluate.levels import LEVEL_KEYS
-    from evolve.evaluate.studies import LEVEL_DOCS, STUDY_DOCS, STUDY_KEYS
-    from evolve.evolution.config import SCHEMA, SECTION_DOCS, STAGE_DOCS, STAGE_KEYS
+    from evolve.evaluate.studies import STUDY_KEYS
+    from evolve.evolution.config import SCHEMA, SECTION_DOCS, STAGE_DOCS, STAGE_KEYS, STRATEGY_PARAMS
 
     missing = [f"[{s}] {k}" for s, keys in SCHEMA.items() for k, spec in keys.items() if not spec.doc.strip()]
+    missing += [f"[evolution.{n}] {k}" for n, keys in STRATEGY_PARAMS.items() for k, spec in keys.items()
+                if not spec.doc.strip()]
     missing += [f"[{s}]" for s in SCHEMA if not SECTION_DOCS.get(s, "").strip()]
     missing += [f"[[evolution.stages]] {k}" for k in STAGE_KEYS if not STAGE_DOCS.get(k, "").strip()]
-    missing += [f"[study] {k}" for k in STUDY_KEYS if not STUDY_DOCS.get(k, "").strip()]
-    missing += [f"[[level]] {k}" for k in LEVEL_KEYS if not LEVEL_DOCS.get(k, "").strip()]
+    missing += [f"[study] {k}" for k, spec in STUDY_KEYS.items() if not spec.doc.strip()]
+    missing += [f"[[level]] {k}" for k, spec in LEVEL_KEYS.items() if not spec.doc.strip()]
     return missing
 
 
 def test_every_key_has_a_description():
-    from evolve.evolution.config import SCHEMA
+    from evolve.evolution.config import SCHEMA, STRATEGY_PARAMS
 
-    assert sum(len(keys) for keys in SCHEMA.values()) >= 78
-    assert missing_docs() == [], "describe these keys (Key(..., doc=...), STAGE_DOCS, STUDY_DOCS, LEVEL_DOCS)"
+    assert sum(len(keys) for keys in SCHEMA.values()) + sum(len(p) for p in STRATEGY_PARAMS.values()) >= 70
+    assert missing_docs() == [], "describe these keys (Key(..., doc=...), STAGE_DOCS)"
 
 
 def test_a_key_without_a_description_is_found(monkeypatch):
@@ -59,8 +61,9 @@ def test_a_key_without_a_description_is_found(monkeypatch):
     from evolve.evolution import config
 
     monkeypatch.setitem(config.SCHEMA["evolution"], "new_key", config.Key((int,), 1, "a positive integer"))
-    monkeypatch.setitem(studies.STUDY_DOCS, "agents", " ")
-    assert missing_docs() == ["[evolution] new_key", "[study] agents"]
+    monkeypatch.setitem(studies.STUDY_KEYS, "agents", config.Key((list,), None, "a list"))
+    monkeypatch.setitem(config.STRATEGY_PARAMS["es"], "new_param", config.Key((int,), 1, "a positive integer"))
+    assert missing_docs() == ["[evolution] new_key", "[evolution.es] new_param", "[study] agents"]
 
 
 def test_descriptions_are_not_the_error_wording():
@@ -125,12 +128,17 @@ def test_links_within_the_pages_resolve(made):
 def test_every_configuration_key_is_on_the_config_page(made):
     from evolve.evaluate.levels import LEVEL_KEYS
     from evolve.evaluate.studies import LEVELS_KEYS, STUDY_KEYS
-    from evolve.evolution.config import SCHEMA, STAGE_KEYS
+    from evolve.evolution.config import SCHEMA, STAGE_KEYS, STRATEGY_PARAMS
 
     page = made["config.md"]
     for name, keys in SCHEMA.items():
         text = section(page, f"## [{name}]")
         assert [k for k in keys if f"| `{k}` |" not in text] == [], name
+    for name, keys in STRATEGY_PARAMS.items():
+        text = section(page, f"## [evolution.{name}]")
+        assert [k for k in keys if f"| `{k}` |" not in text] == [], name
+    writing = section(page, "## Writing a file")
+    assert "`extends" in writing and "`--set" in writing and "`schema = N`" in writing
     assert "(game-options.md)" in section(page, "## [game_options]")
     for heading, keys in (("## [[evolution.stages]]", STAGE_KEYS), ("## [study]", STUDY_KEYS),
                           ("## [study] in a levels study", LEVELS_KEYS), ("## [[level]]", LEVEL_KEYS)):

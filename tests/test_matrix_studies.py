@@ -184,37 +184,37 @@ def test_search_studies_run_when_registered(capsys, tmp_path):
 
 @pytest.mark.parametrize("body, needle", [
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\ncolour="red"\n',
-     "unknown key 'study.colour'; valid keys:"),
+     "study.colour: unknown key; valid keys:"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames="many"\n',
-     "key 'study.games': expected a positive integer"),
-    ('[study]\nname="x"\nlayout="poker"\ngame="euchre"\nagents=["random"]\ngames=5\n', "key 'study.layout': expected "
-                                                                                       "one of"),
+     "study.games: got 'many' (str); expected a positive integer"),
+    ('[study]\nname="x"\nlayout="poker"\ngame="euchre"\nagents=["random"]\ngames=5\n', "study.layout: got 'poker'; "
+                                                                                       "expected one of"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\n', "expected exactly one of them"),
-    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\ngames=5\n', "missing key 'study.agents'"),
+    ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\ngames=5\n', "study.agents: missing"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[extra]\n',
-     "unknown key 'extra'"),
+     "extra: unknown key"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\n[options]\nsetup="x"\n',
      "valid values"),
     ('[study]\nname="x"\nlayout="spades"\ngame="spades"\nagents=["random"]\ngames=5\nopponent="random"\n',
      "no game target"),
     ('[study]\nname="x"\nlayout="euchre"\ngame="euchre"\nagents=["random"]\ngames=5\nrule="maybe"\n',
-     "key 'study.rule'"),
+     "study.rule: got 'maybe'"),
     ('[study\n', "invalid TOML"),
     ('[study]\nname="x"\nlayout="levels"\n', "expected one or more [[level]] tables"),
     ('[study]\nname="x"\nlayout="levels"\ngame="jass"\n[[level]]\ngame="jass"\nagents=["random"]\n'
-     'opponents=["random"]\ndeals=5\n', "key 'study.game': the levels layout does not take it"),
+     'opponents=["random"]\ndeals=5\n', "study.game: the levels layout does not take it"),
     ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["random"]\nopponents=["random"]\n',
-     "key 'level[0].deals': missing"),
+     "level[0].deals: missing"),
     ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["random"]\nopponents=[]\ndeals=5\n',
-     "key 'level[0].opponents': expected a non-empty list"),
+     "level[0].opponents: got []; expected a non-empty list"),
     ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="chess"\nagents=["random"]\nopponents=["random"]\n'
-     'deals=5\n', "key 'level[0].game'"),
+     'deals=5\n', "level[0].game: "),
     ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["random"]\nopponents=["random"]\n'
-     'deals=5\nbudget=3\n', "key 'level[0].budget': unknown key"),
+     'deals=5\nbudget=3\n', "level[0].budget: unknown key"),
     ('[study]\nname="x"\nlayout="jass"\ngame="jass"\nagents=["random"]\ndeals=5\n[[level]]\ngame="jass"\n',
      "only a study with layout"),
     ('[study]\nname="x"\nlayout="levels"\n[[level]]\ngame="jass"\nagents=["champion:populations/nowhere"]\n'
-     'opponents=["random"]\ndeals=5\n', "key 'level[0].agents': "),
+     'opponents=["random"]\ndeals=5\n', "level[0].agents: "),
 ])
 def test_malformed_study_configs(body, needle, tmp_path, capsys):
     cfg = tmp_path / "bad.toml"
@@ -319,9 +319,105 @@ def test_levels_study_games_plays_some_levels_and_keeps_the_others_only_as_the_s
     assert "not the result of a levels study" in capsys.readouterr().err
 
 
+def test_a_level_played_with_more_columns_is_kept_with_the_named_ones(capsys, tmp_path, monkeypatch):
+    """A whole run with --out keeps every level its result.json holds as the study names it
+    now and plays nothing for it; a level played with more columns than the study names
+    now is kept with the named ones only (cells, costs, bidders and digests of the named
+    seats, in the study's order). Other rows, deals or seat parameters are not that level."""
+    import evolve.evaluate.levels as levels
+
+    cfg = tmp_path / "levels.toml"
+
+    def write(opponents, game="spades", deals=12):
+        cfg.write_text('[study]\nname="levels"\nlayout="levels"\nseed=3\n'
+                       f'[[level]]\ngame="{game}"\nagents=["highlow"]\nopponents={json.dumps(opponents)}\n'
+                       f'deals={deals}\n')
+
+    write(["random", "low", "highlow"])
+    out = tmp_path / "out"
+    assert run(studies_main, [str(cfg), "--out", str(out)]) == 0
+    whole = json.loads((out / "result.json").read_text())["result"]["levels"][0]
+    assert [c["col"] for c in whole["cells"]] == ["random", "low", "highlow"]
+
+    def played(*args, **kwargs):
+        raise AssertionError("a kept level was played")
+
+    monkeypatch.setattr(levels, "head_to_head", played)
+    monkeypatch.setattr(levels, "decision_costs", played)
+    write(["highlow", "random"])           # one column fewer, the others in another order
+    assert run(studies_main, [str(cfg), "--out", str(out)]) == 0
+    kept = json.loads((out / "result.json").read_text())["result"]["levels"][0]
+    cells = {c["col"]: c for c in whole["cells"]}
+    assert kept["cells"] == [cells["highlow"], cells["random"]]
+    assert kept["cost"] == {"highlow": whole["cost"]["highlow"], "random": whole["cost"]["random"]}
+    assert list(kept["fingerprints"]) == ["highlow", "random"] and kept["bidders"] == {}
+    assert {k: v for k, v in kept.items() if k not in ("cells", "cost", "fingerprints")} == \
+        {k: v for k, v in whole.items() if k not in ("cells", "cost", "fingerprints")}
+    table = (out / "table.md").read_text()
+    assert "Kept from an earlier run" in table and "| highlow | low |" not in table and "than low" not in table
+    # the cut level is kept as it stands on the next run, byte for byte
+    first = (out / "result.json").read_bytes()
+    assert run(studies_main, [str(cfg), "--out", str(out)]) == 0
+    assert (out / "result.json").read_bytes() == first
+    # not that level: a column it did not play, another row, other deals, another game
+    g = make_game("spades")
+    previous = [whole]
+    assert levels._kept(previous, g, {"agents": ["highlow"], "opponents": ["low"]}, 12, 3)["cells"] == [cells["low"]]
+    for level, n, seed in (({"agents": ["highlow"], "opponents": ["low", "ismcts:iterations=5"]}, 12, 3),
+                           ({"agents": ["low"], "opponents": ["random"]}, 12, 3),
+                           ({"agents": ["highlow", "low"], "opponents": ["random"]}, 12, 3),
+                           ({"agents": ["highlow"], "opponents": ["random"]}, 13, 3),
+                           ({"agents": ["highlow"], "opponents": ["random"]}, 12, 4)):
+        assert levels._kept(previous, g, level, n, seed) is None, (level, n, seed)
+    assert levels._kept(previous, make_game("spades", break_spades=True), {"agents": ["highlow"],
+                                                                           "opponents": ["random"]}, 12, 3) is None
+    # a named seat whose parameters changed under the same seat string is not kept either
+    changed = {**whole, "fingerprints": {**whole["fingerprints"], "random": "0" * 20}}
+    assert levels._kept([changed], g, {"agents": ["highlow"], "opponents": ["highlow"]}, 12, 3) is not None
+    assert levels._kept([changed], g, {"agents": ["highlow"], "opponents": ["random"]}, 12, 3) is None
+
+
+def test_the_published_search_level_result_is_the_study_as_it_stands():
+    """docs/search_level/result.json holds every level of the study as the study names it
+    now: the same rows and columns, deals and seed, and every seat's parameters those it
+    was played with (so the committed champions are the networks its cells measured)."""
+    from evolve.evaluate.levels import _kept
+    from evolve.evaluate.studies import load_study
+
+    study = load_study(STUDIES / "search_level.toml")
+    data = json.loads((STUDIES.parent.parent / "docs" / "search_level" / "result.json").read_text())
+    recorded = data["result"]["levels"]
+    assert [lv["game"] for lv in recorded] == [lv["game"] for lv in study["levels"]]
+    for level, entry in zip(study["levels"], recorded):
+        assert _kept(recorded, level["_game"], level, level["deals"], data["seed"]) == entry, level["game"]
+
+
+def test_a_network_digest_leaves_out_the_base_sum_derived_from_its_first_layer():
+    """The search-level digests cover a seat network's parameters without its base sum
+    (``without_base``): what the network was packed as before it carried one, so levels
+    played then are still recognised. A card network has no base sum."""
+    from evolve.agents.network.architecture import Architecture, without_base
+    from evolve.agents.network.play import H_BASE, HEADER
+
+    rng = np.random.default_rng(1)
+    for encoding, has_base in (("seat", True), ("card", False)):
+        arch = Architecture.for_game(make_game("sueca"), encoding, (16, 8))
+        packed = arch.pack(rng.normal(0, 0.1, arch.genome_size))
+        cut = without_base(packed)
+        if not has_base:
+            assert cut is packed or np.array_equal(cut, packed)
+            continue
+        base = int(packed[H_BASE])
+        assert base > 0 and cut[H_BASE] == 0 and cut.size == HEADER + (base + 1) // 2 < packed.size
+        assert np.array_equal(np.delete(cut[:HEADER], H_BASE), np.delete(packed[:HEADER], H_BASE))
+        assert not cut[HEADER:].view(np.uint32)[base:].any()
+        words = packed[HEADER:].view(np.uint32)
+        assert np.array_equal(cut[HEADER:].view(np.uint32)[:base], words[:base])
+
+
 def test_missing_study_config(capsys):
     assert run(studies_main, ["/nonexistent/x.toml"]) == 2
-    assert "no such study config" in capsys.readouterr().err
+    assert "/nonexistent/x.toml: file not found" in capsys.readouterr().err
 
 
 def test_search_level_study_names_each_champion_against_the_searches():
@@ -334,7 +430,8 @@ def test_search_level_study_names_each_champion_against_the_searches():
         assert lv["agents"] == [f"champion:populations/{game}_champion"]
         searches = [o for o in lv["opponents"] if o.startswith(("ismcts", "dmcts"))]
         assert searches and any(o.startswith("champion:") for o in lv["opponents"])
-        assert f"champion:populations/{game}_champion_tanh_logits" in lv["opponents"]     # a variant's champion
+        strong = "spades_cardbased_strong" if game == "spades" else f"{game}_strong"
+        assert f"champion:populations/{strong}" in lv["opponents"]                 # the game's strong setup
         if game != "spades":
             assert lv["deals"] == 20000 and any(o.startswith("ismcts:iterations=500") for o in searches)
     assert levels["euchre"]["_game"].options["stick_the_dealer"] is True

@@ -16,10 +16,7 @@ import evolve
 from evolve.agents.genomes.champion import Champion
 from evolve.agents.network.architecture import Architecture, column_blocks, output_index, padded, quantize_w2
 from evolve.agents.network.play import (
-    CONTEXT_CAP,
-    CONTEXT_INPUTS,
     ENC_CARD,
-    ENC_CONTEXT,
     ENC_HAND,
     ENC_SEAT,
     H1_BITS,
@@ -39,27 +36,23 @@ from evolve.games.bits import cards_of
 from evolve.games.knowledge import may_hold
 from evolve.games.registry import make_game
 from evolve.games.state import (
-    ALONE,
-    BIDS,
     HISTORY,
     HISTORY_STRIDE,
-    MAKER,
     N_ACTIVE,
     NPLAYED,
     PLAYED_BY,
     TRICK,
     TRICK_CARDS,
     TRICK_SEATS,
-    TRICKS_WON,
     UPCARD,
     VOIDS,
 )
 from evolve.games.stepper import TrickState, replay_decisions
 
 GAMES = ("spades", "euchre", "sueca", "jass")
-ENCODINGS = ("card", "hand", "seat", "seat_context")
+ENCODINGS = ("card", "hand", "seat")
 # the same, and the card-based ones with the suits renumbered trump first ("encoding+trump_first")
-WITH_SUITS = ENCODINGS + ("card+trump_first", "seat+trump_first", "seat_context+trump_first")
+WITH_SUITS = ENCODINGS + ("card+trump_first", "seat+trump_first")
 OUT_TOL = 2e-3      # |kernel output - float64 reference output|
 TIE_TOL = 2e-3      # a choice within this of the best reference output is a near-tie
 RNGS = np.ones(5, np.uint64)
@@ -89,7 +82,7 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
             x[3 * c + 1] = 1
         for c in seen:
             x[3 * c + 2] = 1
-    elif arch.encoding in ("seat", "seat_context"):
+    elif arch.encoding == "seat":
         for c in held:
             x[8 * c] = 1
         for q, c in enumerate(trick):
@@ -100,16 +93,6 @@ def reference_inputs(arch: Architecture, game, seat: int, mode: int, hand, pub) 
             for c in cards_of(may_hold(game.rules, mode, seat, np.uint64(hand), pub, (seat + o) % 4)):
                 assert c not in held and c not in trick and c not in played
                 x[8 * c + 4 + o] = 1
-        if arch.encoding == "seat_context":
-            base = 8 * info.n_cards
-            if int(pub[MAKER]) >= 0:
-                x[base + (int(pub[MAKER]) - seat) % 4] = 1
-            x[base + 4] = int(pub[ALONE]) == 1
-            for o in range(4):
-                s = (seat + o) % 4
-                for j in range(1, CONTEXT_CAP + 1):
-                    x[base + 5 + CONTEXT_CAP * o + j - 1] = int(pub[TRICKS_WON + s]) >= j
-                    x[base + 5 + CONTEXT_CAP * (4 + o) + j - 1] = int(pub[BIDS + s]) >= j
     else:
         n_ranks = info.n_cards // 4
 
@@ -232,7 +215,7 @@ def test_pack_layout_round_trip(shape, bias):
         params = arch.pack(genome)
         assert params.shape == (arch.packed_size,)
         assert list(params[:5]) == [
-            {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT, "seat_context": ENC_CONTEXT}[encoding],
+            {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT}[encoding],
             arch.n_in,
             arch.n_h1,
             arch.n_h2,
@@ -311,34 +294,24 @@ def test_inputs_match_reference(positions, encoding):
     params = packed_at(arch, arch.random_genome(np.random.default_rng(1)))
     work = np.zeros(arch.work_size)
     x = np.zeros(arch.n_in)
-    context = np.zeros(CONTEXT_INPUTS)
     for seat, hand, legal, mode, pub, _ in pos:
         n = network_inputs(arch.kind, params, 3, seat, g.rules, mode, hand, pub, work, x)
         ref = reference_inputs(arch, g, seat, mode, hand, pub)
         np.testing.assert_array_equal(x, ref)
         assert n == np.count_nonzero(ref)
-        if encoding.startswith("seat_context"):
-            context += ref[8 * g.info.n_cards:8 * g.info.n_cards + CONTEXT_INPUTS]
-    if encoding.startswith("seat_context"):     # the context is read: tricks taken by every offset, what the game bids
-        assert all(context[5 + CONTEXT_CAP * o] > 0 for o in range(4))
-        assert (context[:4] > 0).all() == (g.info.name in ("euchre", "jass"))
-        assert not context[5 + 4 * CONTEXT_CAP:].any()         # no bids: Spades is played without bidding here
 
 
-def test_context_inputs_carry_spades_bids():
-    """With bidding, every offset's bid reaches the ``seat_context`` inputs (as the reference says)."""
-    g = make_game("spades", bidding="exact")
-    r = evolve.play(g, "random", 6, seed=3, record=True)
-    pos = [p for i in range(6) for p in replay_decisions(g, r, i)]
-    arch = Architecture.for_game(g, "seat_context", hidden=(16, 16))
-    params = arch.pack(arch.random_genome(np.random.default_rng(5)))
-    work, x = np.zeros(arch.work_size), np.zeros(arch.n_in)
-    bids = np.zeros(4 * CONTEXT_CAP)
-    for seat, hand, legal, mode, pub, _ in pos:
-        network_inputs(arch.kind, params, 0, seat, g.rules, mode, hand, pub, work, x)
-        np.testing.assert_array_equal(x, reference_inputs(arch, g, seat, mode, hand, pub))
-        bids += x[8 * 52 + 5 + 4 * CONTEXT_CAP:8 * 52 + CONTEXT_INPUTS]
-    assert (bids.reshape(4, CONTEXT_CAP)[:, 0] > 0).all()
+def test_a_removed_encoding_is_refused_in_one_line():
+    """``seat_context`` (removed in 0.2.0: it measured no different from ``seat``) and
+    unknown encodings are refused with one line naming the encodings there are."""
+    g = make_game("euchre")
+    with pytest.raises(ValueError, match=r"^encoding 'seat_context' was removed in version 0\.2\.0; "
+                                         r"expected card, hand or seat$"):
+        Architecture.for_game(g, "seat_context")
+    with pytest.raises(ValueError, match=r"^encoding 'seat_context' was removed"):
+        Architecture("euchre", "seat_context", 469, 16, 16, 24)
+    with pytest.raises(ValueError, match=r"^unknown encoding 'pixels'; expected card, hand or seat$"):
+        Architecture("euchre", "pixels", 196, 16, 16, 24)
 
 
 @pytest.mark.parametrize("layer2", ["float32", "int16"])
@@ -373,7 +346,7 @@ def test_outputs_and_choices_match_reference(positions, encoding, layer2):
     assert incremental > len(pos) // 2
 
 
-@pytest.mark.parametrize("encoding", ["seat", "seat_context", "seat+trump_first"])
+@pytest.mark.parametrize("encoding", ["seat", "seat+trump_first"])
 def test_a_start_from_the_base_sum_is_a_start_from_zero_bit_for_bit(positions, encoding):
     """A seat's first-layer sum started from the network's base sum (every card in the
     three may-hold inputs) is the sum started from zero, bit for bit, on the whole path of
@@ -816,3 +789,29 @@ def test_a_trump_first_champion_reads_back_as_it_was_saved(tmp_path):
     assert back.arch.pack(back.genome)[H_SUITS] == arch.pack(champ.genome)[H_SUITS] == arch.suits_code != 0
     plain = Architecture.for_game(g, "seat", hidden=(24, 16))
     assert "suits" not in plain.to_json() and plain.pack(champ.genome)[6] != arch.pack(champ.genome)[6]
+
+
+def test_a_champion_of_a_removed_encoding_is_refused_in_one_line(tmp_path):
+    """A champion whose ``champion.json`` names ``seat_context`` (removed in 0.2.0) is one
+    line naming the file and the encodings there are, in Python and in the arena."""
+    import json
+    import subprocess
+    import sys
+
+    from evolve.agents.genomes.champion import load_champion, save_champion
+    from evolve.core.errors import UsageError
+
+    arch = Architecture.for_game(make_game("euchre"), "seat", hidden=(8, 8))
+    save_champion(tmp_path / "c", Champion(arch, arch.random_genome(np.random.default_rng(1)), {"game": "euchre"}))
+    meta_path = tmp_path / "c" / "champion.json"
+    meta = json.loads(meta_path.read_text())
+    meta["architecture"].update(encoding="seat_context", n_in=arch.n_in + 53)
+    meta_path.write_text(json.dumps(meta))
+    line = f"{meta_path}: encoding 'seat_context' was removed in version 0.2.0; expected card, hand or seat"
+    with pytest.raises(UsageError) as e:
+        load_champion(tmp_path / "c")
+    assert str(e.value) == line
+    p = subprocess.run([sys.executable, "-m", "evolve.arena", "--game", "euchre", "--deals", "10", "--seats",
+                        f"champion:{tmp_path / 'c'},random"], capture_output=True, text=True)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert p.stderr.splitlines() == [f"evolve.arena: error: {line}"], p.stderr

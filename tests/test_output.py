@@ -209,12 +209,14 @@ def test_config_rejects_generations_that_leave_members_out(evolution, message):
     from evolve.evolution.config import ConfigError, validate
 
     with pytest.raises(ConfigError) as e:
-        validate({"experiment": {"game": "spades"}, "evolution": evolution}, Path("x.toml"))
+        validate({"experiment": {"game": "spades"}, "evolution": {"algorithm": "ga", **evolution}}, Path("x.toml"))
     assert str(e.value).startswith("x.toml: ") and message in str(e.value) and "\n" not in str(e.value)
-    fixed = dict(evolution, games_per_generation=int(re.search(r"at least (\d+)", str(e.value)).group(1)))
+    fixed = dict(evolution, algorithm="ga",
+                 games_per_generation=int(re.search(r"at least (\d+)", str(e.value)).group(1)))
     validate({"experiment": {"game": "spades"}, "evolution": fixed}, Path("x.toml"))   # the suggested value is enough
     validate(
-        {"experiment": {"game": "spades"}, "evolution": {"population": 7, "games_per_generation": 2}}, Path("x.toml")
+        {"experiment": {"game": "spades"},
+         "evolution": {"algorithm": "ga", "population": 7, "games_per_generation": 2}}, Path("x.toml")
     )
 
 

@@ -154,7 +154,7 @@ def test_cma_on_a_network_is_refused_with_a_reason(tmp_path):
     cfg = validate(
         {"experiment": {"game": "spades", "name": "big"}, "evolution": {"algorithm": "cma"}}, tmp_path / "x.toml"
     )
-    with pytest.raises(ConfigError, match="evolution.algorithm: cma on a genome of 57148 values"):
+    with pytest.raises(ConfigError, match=r"evolution.algorithm: cma on a genome of \d+ values"):
         Evolution(cfg, run_dir=tmp_path / "r", progress=False)
 
 

@@ -134,6 +134,54 @@ def test_champions_by_name(client):
     assert "valid: " in bad and "jass_markov" in bad and "populations/" not in bad
 
 
+@pytest.mark.parametrize("name", ["jass_champion_float32", "jass_champion_ismcts500", "spades_seat_scratch"])
+def test_a_champion_the_manifest_does_not_mark_playable_is_refused_like_an_unknown_name(client, name):
+    """populations/manifest.toml says which champions a table offers: the others (a founder,
+    a reproduction's, one from random weights) are neither listed nor seated."""
+    listed = {c["name"] for c in client.get("/api/agents").json["champions"]}
+    assert name not in listed and {"jass_champion", "jass_markov", "spades_markov"} <= listed
+    game = "spades" if name.startswith("spades") else "jass"
+    r = client.post("/api/tables", json=seat1(f"champion:{name}", game))
+    assert r.status_code == 400 and f"unknown champion {name!r}" in r.json["error"], r.json
+    assert "marks playable; valid: " in r.json["error"] and "jass_champion, " in r.json["error"]
+    r = client.post("/api/tables", json=seat1(f"mc:shuffles=5,rollout=(champion:{name})", game))
+    assert r.status_code == 400 and "unknown champion" in r.json["error"]
+
+
+def test_the_listing_is_the_manifests_playable_champions(client):
+    from evolve.agents.genomes.manifest import load_manifest
+
+    entries = load_manifest(ROOT / "populations")
+    listed = client.get("/api/agents").json["champions"]
+    assert [c["name"] for c in listed] == [n for n, e in entries.items() if e.playable]
+    for c in listed:
+        e = entries[c["name"]]
+        assert c == {"seat": f"champion:{e.name}", "game": e.game, "kind": e.kind, "name": e.name, "what": e.what}
+
+
+def test_a_folder_without_a_manifest_offers_all_its_champions_and_a_bad_manifest_stops_the_server(tmp_path):
+    """A user's own runs (``--populations runs``) need no manifest: every champion in the
+    folder is offered. An invalid manifest is one line when the server starts."""
+    import shutil
+
+    from evolve.core.errors import UsageError
+
+    shutil.copytree(ROOT / "populations" / "jass_markov", tmp_path / "mine")
+    app = create_app(tmp_path, start=False)
+    try:
+        client = app.test_client()
+        assert client.get("/api/agents").json["champions"] == [
+            {"seat": "champion:mine", "game": "jass", "kind": "markov", "name": "mine", "what": ""}]
+        assert client.post("/api/tables", json=seat1("champion:mine")).status_code == 201
+        error = client.post("/api/tables", json=seat1("champion:jass_markov")).json["error"]
+        assert "unknown champion 'jass_markov'" in error and "valid: mine" in error and "manifest" not in error
+    finally:
+        app.extensions["trick_evolve_tables"].close()
+    (tmp_path / "manifest.toml").write_text("[[champion]]\nname = 3\n")
+    with pytest.raises(UsageError, match="manifest.toml: key 'champion\\[0\\].name'"):
+        create_app(tmp_path, start=False)
+
+
 def redirecting_bot():
     """A bot server that answers every decision with a redirect to another address."""
     from werkzeug.serving import make_server as werkzeug_server

@@ -91,7 +91,8 @@ def test_the_tables_procedure_is_unchanged_by_the_option():
     assert a[0].n_tables == 15
 
 
-@pytest.mark.parametrize("name", ["spades_cardbased_strong", "spades_cardbased_scratch", "spades_markov"])
+@pytest.mark.parametrize("name", ["spades_cardbased_strong", "spades_cardbased_scratch", "spades_seat_scratch",
+                                  "spades_markov"])
 def test_configs_without_the_key_keep_their_hashes(name):
     meta = json.loads((ROOT / "populations" / name / "champion.json").read_text())
     cfg = load_config(ROOT / "experiments" / f"{name}.toml")
@@ -107,7 +108,6 @@ def test_configs_without_the_key_keep_their_hashes(name):
      "evolution.opponent_share: got 0.5; tournament = thesis seats members only"),
     ({"tournament": "thesis", "opponents": ["random"], "common_random_numbers": True},
      "evolution.common_random_numbers: got True; tournament = thesis seats members only"),
-    ({"tournament": "thesis", "deals": "per_table"}, "evolution.deals: got 'per_table'; tournament = thesis shares"),
 ])
 def test_bad_tournament_settings_are_one_line_errors(over, needle):
     data = load_config(TINY).as_dict()

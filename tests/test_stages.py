@@ -1,6 +1,5 @@
-"""Opponent schedules, growing evaluation budgets and the opponent hall
-(``[[evolution.stages]]``, ``opponent_hall``): each generation plays what its stage says,
-the hall fills with the run's own past search means, and a resumed run is the same run."""
+"""Opponent schedules and growing evaluation budgets (``[[evolution.stages]]``): each
+generation plays what its stage says, and a resumed run is the same run."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evolve.evolution.checkpoint import load_checkpoint
 from evolve.evolution.config import ConfigError, load_config, stage_settings
 from evolve.evolution.runner import Evolution
 
@@ -19,7 +17,7 @@ STAGES = [{"until": 2, "opponents": ["random"], "rounds_per_game": 4}, {"until":
 
 def _evolve(tmp_path, name, generations=5, resume=False, workers=1, **evolution):
     settings = {"algorithm": "es", "population": 6, "common_random_numbers": True, "opponents": ["highlow"],
-                "rounds_per_game": 8, "stages": STAGES, "opponent_hall": 2, "opponent_hall_every": 2,
+                "rounds_per_game": 8, "stages": STAGES,
                 "generations": generations, "max_generations": generations, "patience": 0, **evolution}
     cfg = load_config(TINY).with_overrides(evolution=settings, parallel={"workers": workers})
     evo = Evolution(cfg, run_dir=tmp_path / name, plot_dir=tmp_path / name / "plots", progress=False)
@@ -33,31 +31,24 @@ def test_stage_settings_pick_the_first_stage_not_yet_over():
     assert stage_settings({"opponents": [], "rounds_per_game": 4}, 7) == (0, [], 4)
 
 
-def test_each_generation_plays_its_stage_and_the_hall_of_past_means(tmp_path):
+def test_each_generation_plays_its_stage(tmp_path):
     evo, state = _evolve(tmp_path, "run")
     log = state.logbook
     assert [r["stage"] for r in log] == [0, 0, 1, 2, 2]
     assert [r["rounds_per_game"] for r in log] == [4, 4, 8, 8, 8]
-    # stage opponents, plus one frozen mean after generations 1 and 3 (the hall keeps 2)
-    assert [r["opponents"] for r in log] == [1, 1, 3, 2, 3]
+    assert [r["opponents"] for r in log] == [1, 1, 2, 1, 1]
     # each member plays 4 rotations of every opponent's table: rounds follow the budget and the table count
-    assert [r["rounds"] for r in log] == [6 * 4 * 1, 6 * 4 * 1, 6 * 8 * 3, 6 * 8 * 2, 6 * 8 * 3]
-    assert state.hall.shape == (2, evo.layout.size)
-    # the hall's members are the run's own ES means, not its elite or founders
-    assert not np.array_equal(state.hall[0], state.hall[1])
-    assert np.abs(state.hall).max() <= 1.0
-    saved = load_checkpoint(tmp_path / "run" / "checkpoint.npz")
-    assert np.array_equal(saved.hall, state.hall)
+    assert [r["rounds"] for r in log] == [6 * 4 * 1, 6 * 4 * 1, 6 * 8 * 2, 6 * 8 * 1, 6 * 8 * 1]
 
 
-def test_a_staged_run_with_a_hall_is_the_same_on_2_workers_and_after_a_resume(tmp_path):
+def test_a_staged_run_is_the_same_on_2_workers_and_after_a_resume(tmp_path):
     strip = lambda s: [{k: v for k, v in r.items() if k != "seconds"} for r in s.logbook]  # noqa: E731
     _, whole = _evolve(tmp_path, "whole")
     _, two = _evolve(tmp_path, "two", workers=2)
     _evolve(tmp_path, "cut", generations=3)
     _, resumed = _evolve(tmp_path, "cut", generations=5, resume=True)
     assert strip(whole) == strip(two) == strip(resumed)
-    assert np.array_equal(whole.population, resumed.population) and np.array_equal(whole.hall, resumed.hall)
+    assert np.array_equal(whole.population, resumed.population)
 
 
 @pytest.mark.parametrize("stages,extra,message", [
@@ -69,12 +60,11 @@ def test_a_staged_run_with_a_hall_is_the_same_on_2_workers_and_after_a_resume(tm
     ('[{until = 5, opponents = "random"}]', "", r"evolution.stages\[0\].opponents: got 'random'; expected a non-empty"),
     ('[{until = 5, opponents = ["nobody"]}]', "", r"evolution.stages\[0\].opponents: seat 'nobody'"),
     ('[{until = 5, rounds_per_game = 0}]', "", r"evolution.stages\[0\].rounds_per_game: got 0"),
-    ('[]', "opponent_hall = 2\n", r"evolution.opponent_hall: got 2; past search means join the opponents"),
     ('[{until = 5, opponents = ["random"]}]', "common_random_numbers = false\n",
      r"evolution.stages\[0\].opponents: no table seats opponents"),
     ('[5]', "", r"evolution.stages: .*a list of tables"),
 ])
-def test_stage_and_hall_keys_are_checked(tmp_path, stages, extra, message):
+def test_stage_keys_are_checked(tmp_path, stages, extra, message):
     bad = tmp_path / "bad.toml"
     tables = "" if extra else 'common_random_numbers = true\nopponents = ["highlow"]\n'
     bad.write_text(TINY.read_text().replace("[evolution]", f"[evolution]\nstages = {stages}\n{tables}{extra}"))

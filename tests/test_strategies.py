@@ -19,14 +19,25 @@ from evolve.evolution.strategies import STRATEGIES, make_strategy
 HERE = Path(__file__).parent
 TINY = HERE / "configs" / "tiny_spades.toml"
 
-# the [evolution] keys each strategy reads, at settings that move fast on a toy problem
+# the [evolution] keys each strategy reads (its own table under its name), at settings that
+# move fast on a toy problem
 SETTINGS = {
-    "generations": 60, "selection": 0.5, "mutation_operator": "gaussian", "mutation_sigma": 0.05,
-    "mutation_start": 0.8, "mutation_end": 0.2, "mutation_schedule": "linear", "mutate_parents": True,
-    "cma_sigma": 0.3, "es_sigma": 0.1, "es_learning_rate": 0.05, "es_antithetic": True, "es_weight_decay": 0.0,
+    "generations": 60,
+    "ga": {"selection": 0.5, "mutation_operator": "gaussian", "mutation_sigma": 0.05, "mutation_start": 0.8,
+           "mutation_end": 0.2},
+    "cma": {"sigma": 0.3},
+    "es": {"sigma": 0.1, "learning_rate": 0.05, "weight_decay": 0.0},
 }
 # the tiny run's settings per strategy (CMA-ES needs a small genome: a 12 x 10 network has 2,698 values)
-RUN = {"ga": {}, "cma": {}, "es": {"es_sigma": 0.05, "es_learning_rate": 0.01}}
+RUN = {"ga": {}, "cma": {}, "es": {"es": {"sigma": 0.05, "learning_rate": 0.01}}}
+
+
+def test_every_strategy_describes_its_own_settings():
+    """Each strategy's table of settings: every key typed, defaulted and described."""
+    for name, strategy in STRATEGIES.items():
+        assert strategy.PARAMS, name
+        for key, spec in strategy.PARAMS.items():
+            assert spec.doc and spec.expect and spec.default is not None, (name, key)
 
 
 def test_every_strategy_is_checked():

@@ -108,6 +108,7 @@ def run_evolution(args) -> dict:
         rounds=args.rounds or (16 if study else None),
         backend=args.backend,
         evaluation=args.evaluation,
+        sets=args.set,
     )
     shipped = next((path for path in EVOLUTION_TARGET_SPEEDUP if Path(args.config).resolve() == Path(path).resolve()),
                    None)
@@ -155,6 +156,8 @@ def _add_evolution(sub) -> None:
     p.add_argument("--backend", choices=("loky", "threads", "dask"), help="parallel backend (default: the config's)")
     p.add_argument("--evaluation", choices=("sequential", "lockstep"),
                    help="how the tables are played (default: the config's [evolution] evaluation)")
+    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                   help="change one key of the config, typed by its schema (repeatable)")
     _json_and_run(p, run_evolution, format_evolution)
 
 

@@ -13,10 +13,11 @@ import numpy as np
 
 def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repeats: int = 3,
                      generations: int = 3, games: int | None = None, rounds: int | None = None,
-                     backend: str | None = None, evaluation: str | None = None) -> dict:
+                     backend: str | None = None, evaluation: str | None = None, sets=()) -> dict:
     """Rounds/s of evaluating ``generations`` generations for each worker count
     (``games`` / ``rounds`` override the config's tournament size, ``backend`` its
-    parallel backend, ``evaluation`` its ``[evolution] evaluation``). When ``games`` tables seat fewer members than the
+    parallel backend, ``evaluation`` its ``[evolution] evaluation``; ``sets`` its ``--set``
+    overrides). When ``games`` tables seat fewer members than the
     population, the
     population shrinks to the members they seat (a run must seat every member; the
     thesis's tournament seats them all at every game)."""
@@ -24,7 +25,7 @@ def bench_generation(config: str | Path, workers: tuple[int, ...] = (1, 2), repe
     from evolve.evolution.parallel import make_runner
     from evolve.evolution.runner import Evolution
 
-    cfg = load_config(config)
+    cfg = load_config(config, sets)
     over = {
         k: v for k, v in (("games_per_generation", games), ("rounds_per_game", rounds), ("evaluation", evaluation)) if v
     }

@@ -14,10 +14,13 @@ to their mean. Then each agent's cost per card-play decision on one core, in the
 and through ``evolve.agent`` (``evolve.evaluate.latency``), and how many times faster
 than each opponent it decides in the engine.
 
-``--games`` plays only the levels of some games; with ``--out`` the other levels are kept
-from the folder's earlier ``result.json`` when each is the level the study names now (same
-seats, seat parameters, deals and seed: every level is played with the study's seed alone,
-so a kept level is what playing it again would give, bar the timings).
+With ``--out``, a level of the folder's earlier ``result.json`` is kept instead of played
+when it is the level the study names now: the same rows, deals, seed and options, every
+column the study names (a level that played more columns is kept with the named ones
+only, its cost table with the named seats) and the same parameters of every named seat.
+Every pairing is played with the study's seed alone, so a kept level is what playing it
+again would give, bar the timings. ``--games`` plays the levels of some games again and
+requires every other level to be kept; without it, every level not kept is played.
 """
 
 from __future__ import annotations
@@ -28,9 +31,12 @@ import math
 import numpy as np
 
 from evolve.agents.callback_slot import compiles_deferred
+from evolve.agents.kinds import NETWORK_KINDS
+from evolve.agents.network.architecture import without_base
 from evolve.agents.registry import parse_seat
 from evolve.core.errors import UsageError
 from evolve.core.progress import Progress
+from evolve.core.schema import Key, check_table
 from evolve.core.stats import format_ci, signed_ci, verdict
 from evolve.evaluate.figures import bidders, bidders_line
 from evolve.evaluate.latency import decision_latency, engine_cost
@@ -39,13 +45,27 @@ from evolve.games.registry import make_game
 from evolve.runtime.play import options_text, played_options, shared_engine
 from evolve.runtime.precompile import prepare_seats
 
-# key: (python types, expectation text, required)
-LEVEL_KEYS = {
-    "game": ((str,), "a game name", True),
-    "agents": ((list,), "a non-empty list of agent strings (the rows)", True),
-    "opponents": ((list,), "a non-empty list of agent strings (the columns)", True),
-    "deals": ((int,), "a positive integer (paired deals per pairing)", True),
-    "options": ((dict,), "a table of game options", False),
+
+def _positive(x) -> bool:
+    return x > 0
+
+
+def _seats(v) -> bool:
+    return bool(v) and all(isinstance(a, str) and a.strip() for a in v)
+
+
+# the keys of a ``[[level]]`` table (evolve.core.schema.Key; ``options`` may be left out)
+LEVEL_KEYS: dict[str, Key] = {
+    "game": Key((str,), None, "a game name", doc="The game of the level."),
+    "agents": Key((list,), None, "a non-empty list of agent strings (the rows)", _seats,
+                  doc="The seat strings measured (the rows: the champions, the strongest rule-based agent)."),
+    "opponents": Key((list,), None, "a non-empty list of agent strings (the columns)", _seats,
+                     doc="The seat strings each agent plays against (the columns: the search agents and "
+                         "baselines)."),
+    "deals": Key((int,), None, "a positive integer (paired deals per pairing)", _positive,
+                 doc="Paired deals per pairing, each played with the seats exchanged."),
+    "options": Key((dict,), None, "a table of game options",
+                   doc="The level's game options (see the game options reference)."),
 }
 LATENCY_POSITIONS = 200
 ENGINE_SECONDS = 0.5
@@ -54,38 +74,29 @@ ENGINE_SECONDS = 0.5
 def check_levels(path, levels) -> list[dict]:
     """The validated ``[[level]]`` tables, each with its game (``_game``)."""
     if not isinstance(levels, list) or not levels or not all(isinstance(x, dict) for x in levels):
-        raise UsageError(f"{path}: key 'level': expected one or more [[level]] tables (game, agents, opponents, "
-                         "deals)")
+        raise UsageError(f"{path}: level: expected one or more [[level]] tables (game, agents, opponents, deals)")
     out = []
     for k, level in enumerate(levels):
-        where = f"{path}: key 'level[{k}]"
-        for key, value in level.items():
-            if key not in LEVEL_KEYS:
-                raise UsageError(f"{where}.{key}': unknown key; valid keys: {', '.join(LEVEL_KEYS)}")
-            types, expect, _ = LEVEL_KEYS[key]
-            if not isinstance(value, types) or isinstance(value, bool):
-                raise UsageError(f"{where}.{key}': expected {expect}, got {value!r}")
-        for key, (_, expect, required) in LEVEL_KEYS.items():
-            if required and key not in level:
-                raise UsageError(f"{where}.{key}': missing; expected {expect}")
-        for key in ("agents", "opponents"):
-            if not level[key] or not all(isinstance(a, str) and a.strip() for a in level[key]):
-                raise UsageError(f"{where}.{key}': expected {LEVEL_KEYS[key][1]}, got {level[key]!r}")
-        if level["deals"] <= 0:
-            raise UsageError(f"{where}.deals': expected {LEVEL_KEYS['deals'][1]}, got {level['deals']!r}")
+        where = f"level[{k}]"
+
+        def fail(key: str, msg: str):
+            raise UsageError(f"{path}: {key}: {msg}")
+
+        level = {key: value for key, value in check_table(where, LEVEL_KEYS, level, fail, optional=("options",)).items()
+                 if value is not None}
         options = level.get("options", {})
         try:
             game = make_game(level["game"], **{k: (str(v).lower() if isinstance(v, bool) else v)
                                                for k, v in options.items()})
         except UsageError as e:
-            raise UsageError(f"{where}.game': {e}") from None
+            raise UsageError(f"{path}: {where}.game: {e}") from None
         with compiles_deferred():       # a one-line error on a bad seat, before anything is played
             for key in ("agents", "opponents"):
                 for seat in level[key]:
                     try:
                         parse_seat(seat, game)
                     except UsageError as e:
-                        raise UsageError(f"{where}.{key}': {e}") from None
+                        raise UsageError(f"{path}: {where}.{key}: {e}") from None
         out.append({**level, "options": options, "_game": game})
     return out
 
@@ -104,16 +115,20 @@ def select_levels(path, levels: list[dict], games=None) -> list[dict]:
 
 def seat_fingerprints(g, seats: list[str]) -> dict[str, str | None]:
     """A digest per seat string of what the engine plays for it in ``g`` (its kinds and
-    parameters, so a champion file rewritten under the same path shows); None for a seat
-    decided in Python, whose code no digest covers."""
+    parameters, so a champion file rewritten under the same path shows; a network's
+    parameters without the base sum the engine derives from its first layer,
+    ``without_base``); None for a seat decided in Python, whose code no digest covers."""
     out: dict[str, str | None] = {}
     for seat in seats:
-        spec = parse_seat(seat, g)
+        with compiles_deferred():       # the digest needs the parameters, not the compiled code
+            spec = parse_seat(seat, g)
         if spec.python is not None:
             out[seat] = None
             continue
+        network = NETWORK_KINDS[0] <= spec.play_kind < NETWORK_KINDS[1]
+        play = without_base(spec.play_params) if network else spec.play_params
         h = hashlib.sha256(np.array([spec.play_kind, spec.bid_kind], np.int64).tobytes())
-        for values in (spec.play_params, spec.bid_params):
+        for values in (play, spec.bid_params):
             v = np.ascontiguousarray(values, np.float64)
             h.update(np.int64(v.size).tobytes())
             h.update(v.tobytes())
@@ -123,33 +138,49 @@ def seat_fingerprints(g, seats: list[str]) -> dict[str, str | None]:
 
 def _kept(previous: list, g, level: dict, n: int, seed: int) -> dict | None:
     """The entry of ``previous`` (an earlier result's levels) that is this level as played
-    now: the same game, options, deals, seed, rows and columns, and every seat's
-    parameters the same (``seat_fingerprints``); None when there is none."""
+    now, cut to the columns the study names; None when there is none. An entry is this
+    level when its game, options, deals, seed and rows are the same, it played every
+    column the study names (it may have played more), and every named seat's parameters
+    are the same (``seat_fingerprints``). Each pairing and each seat's cost is measured
+    on its own, from the seed alone, so the cut entry is what playing the level as named
+    now would give, bar the timings: its cells, costs, bidders and digests are those of
+    the named seats, in the study's order."""
     agents, opponents = list(level["agents"]), list(level["opponents"])
-    pairs = [[a, b] for a in agents for b in opponents]
     seats = list(dict.fromkeys(agents + opponents))
     prints = None
     for entry in previous:
         if not (isinstance(entry, dict) and entry.get("game") == g.name and entry.get("deals") == n
                 and entry.get("seed") == seed and entry.get("options") == played_options(g)
-                and [[c.get("row"), c.get("col")] for c in entry.get("cells", [])] == pairs
-                and isinstance(entry.get("cost"), dict) and list(entry["cost"]) == seats):
+                and isinstance(entry.get("cells"), list) and all(isinstance(c, dict) for c in entry["cells"])
+                and isinstance(entry.get("cost"), dict) and isinstance(entry.get("fingerprints"), dict)):
+            continue
+        cells = {(c.get("row"), c.get("col")): c for c in entry["cells"]}
+        rows = list(dict.fromkeys(c.get("row") for c in entry["cells"]))
+        if set(rows) != set(agents) or any((a, b) not in cells for a in agents for b in opponents) \
+                or any(s not in entry["cost"] or s not in entry["fingerprints"] for s in seats):
             continue
         prints = seat_fingerprints(g, seats) if prints is None else prints
-        if None not in prints.values() and entry.get("fingerprints") == prints:
-            return entry
+        if None in prints.values() or any(entry["fingerprints"][s] != prints[s] for s in seats):
+            continue
+        bidders = entry.get("bidders") if isinstance(entry.get("bidders"), dict) else {}
+        return {**entry, "cells": [cells[a, b] for a in agents for b in opponents],
+                "cost": {s: entry["cost"][s] for s in seats},
+                "bidders": {s: bidders[s] for s in seats if s in bidders},
+                "fingerprints": {s: entry["fingerprints"][s] for s in seats}}
     return None
 
 
 def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool, games=None,
                previous: list | None = None) -> tuple[dict, str]:
-    """Play every level's pairings and time its agents; returns (result, markdown). With
-    ``games``, only the levels of those games are played; each other level is taken from
-    ``previous`` (the levels of an earlier result of the study) when it is the level the
-    study names now (``_kept``), else a UsageError says which to play again."""
+    """Play the levels' pairings and time their agents; returns (result, markdown).
+    ``previous`` (the levels of an earlier result of the study) keeps each level that is
+    in it as the study names it now (``_kept``, perhaps cut to fewer columns) instead of
+    playing it. With ``games``, the levels of those games are played whatever
+    ``previous`` holds, and every other level must be kept (else a UsageError says which
+    to play again); without ``games``, every level that is not kept is played."""
     divisor = study.get("quick", 100) if quick else 1
     path = study.get("_path", "study")
-    chosen = {id(lv) for lv in select_levels(path, study["levels"], games)}
+    chosen = {id(lv) for lv in select_levels(path, study["levels"], games)} if games is not None else set()
     if previous is not None and games is not None and not any(isinstance(e, dict) and "fingerprints" in e
                                                                for e in previous):
         raise UsageError(f"{path}: the earlier result has no digests of its seats' parameters (it was written "
@@ -160,21 +191,23 @@ def run_levels(study: dict, quick: bool, workers: int, seed: int, progress: bool
         if id(level) in chosen or previous is None:
             continue
         entry = _kept(previous, g, level, max(10, level["deals"] // divisor), seed)
-        if entry is None:
+        if entry is not None:
+            kept[k] = entry
+        elif games is not None:
             raise UsageError(f"{path}: the {g.name} level is not in the earlier result as the study names it now "
                              f"(agents, opponents, their parameters, deals, seed); play it again: --games "
                              f"{','.join(dict.fromkeys([*games, g.name]))}")
-        kept[k] = entry
     levels, texts = [], []
     for k, level in enumerate(study["levels"]):
         g = level["_game"]
         n = max(10, level["deals"] // divisor)
         agents, opponents = list(level["agents"]), list(level["opponents"])
         seats = list(dict.fromkeys(agents + opponents))
-        if id(level) not in chosen:
-            if k in kept:
-                levels.append(kept[k])
-                texts.append(level_table(g, kept[k], agents, opponents, kept=True))
+        if k in kept:
+            levels.append(kept[k])
+            texts.append(level_table(g, kept[k], agents, opponents, kept=True))
+            continue
+        if games is not None and id(level) not in chosen:
             continue
         cells = []
         bar = Progress(len(agents) * len(opponents), f"{g.name} levels", "pairing", enabled=progress)
@@ -238,8 +271,8 @@ def level_table(g, entry: dict, agents: list[str], opponents: list[str], kept: b
     head = f"## {g.name} ({options_text(entry['options'])}), {entry['deals']} paired deals per pairing " \
            "(each played in every seating of the pairing)"
     if kept:
-        head += ("\n\nKept from an earlier run of this study (`--games` played the other levels): the same seats "
-                 "and parameters, deals and seed; its costs were timed then.")
+        head += ("\n\nKept from an earlier run of this study (the `result.json` of its `--out` folder): the same "
+                 "seats and parameters, deals and seed; its costs were timed then.")
     if entry["bidders"]:
         head += "\n\n" + bidders_line(entry["bidders"])
     what = "points" if g.protocol.counts == "card points" else "tricks"      # Euchre's sides count tricks

@@ -26,7 +26,6 @@ Unknown keys or wrong types are rejected with a one-line error (exit 2).
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -36,6 +35,7 @@ import numpy as np
 from evolve.agents.registry import AGENTS, PERFECT_NOTE, parse_seat, sees_hidden_hands
 from evolve.core.errors import UsageError
 from evolve.core.progress import Progress
+from evolve.core.schema import Key, apply_sets, check_table, read_toml
 from evolve.core.stats import (
     format_ci,
     format_comparison,
@@ -55,133 +55,110 @@ from evolve.runtime.precompile import prepare_seats
 
 RULES = ("correct", "study")
 
-# key: (python types, expectation text, required)
-STUDY_KEYS: dict[str, tuple[tuple[type, ...], str, bool]] = {
-    "name": ((str,), "a string", True),
-    "description": ((str,), "a string", False),
-    "layout": ((str,), "one of euchre, sueca, jass, spades, levels", True),
-    "game": ((str,), "a game name", True),
-    "agents": ((list,), "a non-empty list of agent strings", True),
-    "seed": ((int,), "a non-negative integer", False),
-    "games": ((int,), "a positive integer (games to the target per pairing)", False),
-    "deals": ((int,), "a positive integer (deals per pairing)", False),
-    "quick": ((int,), "a positive integer (divisor of games/deals under --quick)", False),
-    "rule": ((str,), "one of " + ", ".join(RULES), False),
-    "blocks": ((int,), "a positive integer", False),
-    "opponent": ((str,), "an agent string", False),
-    "champions": ((list,), "a list of champion.npz paths", False),
-    "solo": ((str,), "an agent string (the three other seats of the one-seat rows)", False),
+def _positive(x) -> bool:
+    return x > 0
+
+
+# the keys of ``[study]`` (evolve.core.schema.Key: default None and not in OPTIONAL is required)
+STUDY_KEYS: dict[str, Key] = {
+    "name": Key((str,), None, "a string", doc="The study's title: the heading of its table."),
+    "description": Key((str,), None, "a string", doc="Free text about the study."),
+    "layout": Key((str,), None, "one of euchre, sueca, jass, spades, levels",
+                  doc="How the study is played and laid out, named after the paper whose table layout it follows: "
+                      "`euchre` and `sueca` (a strategy matrix of every pairing), `jass` (every pairing head to "
+                      "head, as percentages of the points), `spades` (each agent against `opponent`) or `levels` "
+                      "(the search-level study: several games, each in a `[[level]]` table)."),
+    "game": Key((str,), None, "a game name", doc="The game every pairing plays; its options go in `[options]`."),
+    "agents": Key((list,), None, "a non-empty list of agent strings",
+                  doc="The seat strings of the agents the study compares (the rows and columns of its table)."),
+    "seed": Key((int,), 0, "a non-negative integer", lambda x: x >= 0,
+                doc="The seed of the study's deals; `--seed` overrides it."),
+    "games": Key((int,), None, "a positive integer (games to the target per pairing)", _positive,
+                 doc="Games to the game's target per pairing (the game needs a target). A study gives `games` or "
+                     "`deals`, not both."),
+    "deals": Key((int,), None, "a positive integer (deals per pairing)", _positive,
+                 doc="Deals per pairing. A study gives `games` or `deals`, not both."),
+    "quick": Key((int,), 100, "a positive integer (divisor of games/deals under --quick)", _positive,
+                 doc="`--quick` divides `games` or `deals` by it, to no fewer than 10; in a levels study, each "
+                     "level's deals."),
+    "rule": Key((str,), None, "one of " + ", ".join(RULES), lambda s: s in RULES,
+                doc="Appended as `rule=...` to every agent that has a `rule` option: `correct` (the 'can win' test "
+                    "by trick keys) or `study` (the Euchre study's fixed strength scores)."),
+    "blocks": Key((int,), None, "a positive integer", _positive,
+                  doc="Also report the percentage of points in each of this many blocks of consecutive deals (the "
+                      "`euchre`, `sueca` and `jass` layouts)."),
+    "opponent": Key((str,), None, "an agent string",
+                    doc="The seat string of the three opposing seats of every row (the `spades` layout, which needs "
+                        "it)."),
+    "champions": Key((list,), None, "a list of champion.npz paths",
+                     doc="Paths of champions (`champion.npz` or their folders) added as `champion:PATH` agents; "
+                         "`--champion` adds more."),
+    "solo": Key((str,), None, "an agent string (the three other seats of the one-seat rows)",
+                doc="The `sueca` layout's one-seat rows: each agent alone in seat 0 with this agent in the other "
+                    "three seats, against this agent alone in seat 0 on the same deals."),
 }
+#: the keys of ``[study]`` that may be left out
+OPTIONAL = ("description", "games", "deals", "rule", "blocks", "opponent", "champions", "solo")
 TOP_KEYS = ("study", "options", "level")
 LEVELS_KEYS = ("name", "description", "layout", "seed", "quick")
 
-# what each key of ``[study]`` does (the configuration reference, ``python -m evolve.manual``)
-STUDY_DOCS: dict[str, str] = {
-    "name": "The study's title: the heading of its table.",
-    "description": "Free text about the study.",
-    "layout": "How the study is played and laid out, named after the paper whose table layout it follows: `euchre` and "
-              "`sueca` (a strategy matrix of every pairing), `jass` (every pairing head to head, as percentages "
-              "of the points), `spades` (each agent against `opponent`) or `levels` (the search-level study: "
-              "several games, each in a `[[level]]` table).",
-    "game": "The game every pairing plays; its options go in `[options]`.",
-    "agents": "The seat strings of the agents the study compares (the rows and columns of its table).",
-    "seed": "The seed of the study's deals (default 0); `--seed` overrides it.",
-    "games": "Games to the game's target per pairing (the game needs a target). A study gives `games` or "
-             "`deals`, not both.",
-    "deals": "Deals per pairing. A study gives `games` or `deals`, not both.",
-    "quick": "`--quick` divides `games` or `deals` by it, to no fewer than 10 (default 100); in a levels study, "
-             "each level's deals.",
-    "rule": "Appended as `rule=...` to every agent that has a `rule` option: `correct` (the 'can win' test by "
-            "trick keys) or `study` (the Euchre study's fixed strength scores).",
-    "blocks": "Also report the percentage of points in each of this many blocks of consecutive deals (the "
-              "`euchre`, `sueca` and `jass` layouts).",
-    "opponent": "The seat string of the three opposing seats of every row (the `spades` layout, which needs it).",
-    "champions": "Paths of champions (`champion.npz` or their folders) added as `champion:PATH` agents; "
-                 "`--champion` adds more.",
-    "solo": "The `sueca` layout's one-seat rows: each agent alone in seat 0 with this agent in the other three "
-            "seats, against this agent alone in seat 0 on the same deals.",
-}
-# what each key of a levels study's ``[[level]]`` table (``evolve.evaluate.levels.LEVEL_KEYS``) does
-LEVEL_DOCS: dict[str, str] = {
-    "game": "The game of the level.",
-    "agents": "The seat strings measured (the rows: the champions, earlier champions, the strongest rule-based "
-              "agent).",
-    "opponents": "The seat strings each agent plays against (the columns: the search agents and baselines).",
-    "deals": "Paired deals per pairing, each played with the seats exchanged.",
-    "options": "The level's game options (see the game options reference).",
-}
+
+def _fail(path):
+    def fail(key: str, msg: str):
+        raise UsageError(f"{path}: {key}: {msg}")
+    return fail
 
 
-def _bad(path, key, expect, got=None) -> UsageError:
-    extra = f", got {got!r}" if got is not None else ""
-    return UsageError(f"{path}: key {key!r}: expected {expect}{extra}")
-
-
-def _check_keys(path, study: dict) -> None:
-    """Every key of ``[study]`` known and of its type; the required ones present."""
-    for key, value in study.items():
-        if key not in STUDY_KEYS:
-            raise UsageError(f"{path}: unknown key 'study.{key}'; valid keys: {', '.join(STUDY_KEYS)}")
-        types, expect, _ = STUDY_KEYS[key]
-        if not isinstance(value, types) or isinstance(value, bool):
-            raise _bad(path, f"study.{key}", expect, value)
-    for key, (_, expect, required) in STUDY_KEYS.items():
-        if required and key not in study:
-            raise UsageError(f"{path}: missing key 'study.{key}'; expected {expect}")
+def _checked(path, study, names=None) -> dict:
+    """``[study]`` with every key known and of its type (only ``names`` for a levels study),
+    the required ones present; the keys left out stay out, but for those with a default."""
+    keys = STUDY_KEYS if names is None else {k: STUDY_KEYS[k] for k in names}
+    optional = OPTIONAL + (() if names is None else ("game", "agents"))
+    values = check_table("study", keys, study, _fail(path), optional=optional)
+    return {k: v for k, v in values.items() if k in study or keys[k].default is not None}
 
 
 def _check_values(path, study: dict) -> None:
-    """The size (games or deals), the counts, the seed and the agent lists."""
+    """The size (games or deals), the counts and the agent lists."""
     if ("games" in study) == ("deals" in study):
-        raise UsageError(f"{path}: key 'study.games'/'study.deals': expected exactly one of them")
-    for key in ("games", "deals", "quick", "blocks"):
-        if key in study and study[key] <= 0:
-            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], study[key])
-    if study.get("seed", 0) < 0:
-        raise _bad(path, "study.seed", STUDY_KEYS["seed"][1], study["seed"])
+        raise UsageError(f"{path}: study.games/study.deals: expected exactly one of them")
     for key in ("agents", "champions"):
         items = study.get(key, [])
         if (key == "agents" and not items) or not all(isinstance(a, str) and a.strip() for a in items):
-            raise _bad(path, f"study.{key}", STUDY_KEYS[key][1], items)
+            raise UsageError(f"{path}: study.{key}: got {items!r}; expected {STUDY_KEYS[key].expect}")
 
 
-def load_study(path: str | Path) -> dict:
-    """Read and strictly validate a study config; returns the ``[study]`` table with
-    ``options`` (dict) added."""
+def load_study(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> dict:
+    """Read and strictly validate a study config (its ``extends`` chain resolved, the
+    ``--set section.key=value`` overrides ``sets`` applied); returns the ``[study]`` table
+    with ``options`` (dict) added."""
     path = Path(path)
-    try:
-        raw = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such study config") from None
-    except tomllib.TOMLDecodeError as e:
-        raise UsageError(f"{path}: invalid TOML: {e}") from None
+    raw = apply_sets(read_toml(path), sets)
     for key in raw:
         if key not in TOP_KEYS:
-            raise UsageError(f"{path}: unknown key {key!r}; valid top-level keys: {', '.join(TOP_KEYS)}")
+            raise UsageError(f"{path}: {key}: unknown key; valid top-level keys: {', '.join(TOP_KEYS)}")
     study = raw.get("study")
     if not isinstance(study, dict):
-        raise _bad(path, "study", "a [study] table")
+        raise UsageError(f"{path}: study: expected a [study] table")
     options = raw.get("options", {})
     if not isinstance(options, dict):
-        raise _bad(path, "options", "an [options] table of game options")
+        raise UsageError(f"{path}: options: expected an [options] table of game options")
     if study.get("layout") == "levels":
         return _load_levels(path, study, raw)
     if "level" in raw:
-        raise UsageError(f"{path}: key 'level': only a study with layout = \"levels\" takes [[level]] tables")
-    _check_keys(path, study)
+        raise UsageError(f"{path}: level: only a study with layout = \"levels\" takes [[level]] tables")
+    study = _checked(path, study)
     if study["layout"] not in LAYOUTS:
-        raise _bad(path, "study.layout", "one of " + ", ".join(LAYOUTS), study["layout"])
-    if "rule" in study and study["rule"] not in RULES:
-        raise _bad(path, "study.rule", "one of " + ", ".join(RULES), study["rule"])
+        raise UsageError(f"{path}: study.layout: got {study['layout']!r}; expected one of {', '.join(LAYOUTS)}")
     _check_values(path, study)
     layout = LAYOUTS[study["layout"]]
     for key in ("solo", "opponent"):
         if key in study and key not in layout.needs + layout.takes:
-            raise UsageError(f"{path}: key 'study.{key}': the {study['layout']} layout does not take it")
+            raise UsageError(f"{path}: study.{key}: the {study['layout']} layout does not take it")
     for key in layout.needs:
         if key not in study:
-            raise UsageError(f"{path}: missing key 'study.{key}'; the {study['layout']} layout needs it "
-                             f"({STUDY_KEYS[key][1]})")
+            raise UsageError(f"{path}: study.{key}: missing; the {study['layout']} layout needs it "
+                             f"({STUDY_KEYS[key].expect})")
     try:
         game = make_game(
             study["game"], **{k: (str(v).lower() if isinstance(v, bool) else v) for k, v in options.items()}
@@ -189,7 +166,7 @@ def load_study(path: str | Path) -> dict:
     except UsageError as e:
         raise UsageError(f"{path}: {e}") from None
     if "games" in study and game.target <= 0:
-        raise UsageError(f"{path}: key 'study.games': {game.name} has no game target with these options; use 'deals'")
+        raise UsageError(f"{path}: study.games: {game.name} has no game target with these options; use 'deals'")
     return {**study, "options": options, "_game": game, "_path": str(path)}
 
 
@@ -197,18 +174,13 @@ def _load_levels(path: Path, study: dict, raw: dict) -> dict:
     """A levels study: ``[study]`` with its few keys, the ``[[level]]`` tables validated."""
     from evolve.evaluate.levels import check_levels
 
-    for key, value in study.items():
-        if key not in LEVELS_KEYS:
-            raise UsageError(f"{path}: key 'study.{key}': the levels layout does not take it; valid keys: "
-                             f"{', '.join(LEVELS_KEYS)} (games, agents and deals go in [[level]] tables)")
-        types, expect, _ = STUDY_KEYS[key]
-        if not isinstance(value, types) or isinstance(value, bool) or (key in ("seed", "quick") and value < (
-                0 if key == "seed" else 1)):
-            raise _bad(path, f"study.{key}", expect, value)
-    if "name" not in study:
-        raise UsageError(f"{path}: missing key 'study.name'; expected a string")
+    unknown = [key for key in study if key not in LEVELS_KEYS]
+    if unknown:
+        raise UsageError(f"{path}: study.{unknown[0]}: the levels layout does not take it; valid keys: "
+                         f"{', '.join(LEVELS_KEYS)} (games, agents and deals go in [[level]] tables)")
+    study = _checked(path, study, LEVELS_KEYS)
     if "options" in raw:
-        raise UsageError(f"{path}: key 'options': a levels study takes game options in each [[level]] table")
+        raise UsageError(f"{path}: options: a levels study takes game options in each [[level]] table")
     return {**study, "levels": check_levels(path, raw.get("level")), "options": {}, "_path": str(path)}
 
 

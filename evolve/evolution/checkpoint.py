@@ -1,7 +1,7 @@
 """Checkpoints: one ``.npz`` written atomically (temp file, fsync, rename), never pickled.
 
 It holds the generation to evaluate next, the population, the fitnesses of the last
-evaluated generation, the hall of fame, the opponent hall (frozen past search means), the
+evaluated generation, the hall of fame, the
 generation of the last new best, the logbook (JSON text), the random-number state and
 the config hash. Random numbers of generation g
 are derived from (seed, g), so the state to restore is (seed, generation)."""
@@ -38,11 +38,11 @@ class RunState:
     elite: np.ndarray | None = None   # best members of the last evaluated generation
     founders: np.ndarray | None = None  # warm-start genomes, kept as champion candidates
     strategy: dict | None = None      # CMA-ES or ES state as named arrays (evolve.evolution.strategies.cma, .es)
-    hall: np.ndarray | None = None    # the opponent hall: frozen past search means [n, genome] (opponent_hall)
 
 
 # the run's own arrays; any other array of a checkpoint is the search-distribution
-# algorithm's state (``evolve.evolution.strategies.cma`` / ``es``: ``to_arrays``)
+# algorithm's state (``evolve.evolution.strategies.cma`` / ``es``: ``to_arrays``); "hall" is the
+# opponent hall of checkpoints written before schema version 2 removed it (always empty then)
 RUN_ARRAYS = ("population", "fitness", "hof_genome", "elite", "founders", "meta", "logbook", "hall")
 
 
@@ -59,9 +59,8 @@ def save_checkpoint(path: str | Path, state: RunState) -> None:
     empty = np.zeros((0, state.population.shape[1]))
     elite = state.elite if state.elite is not None else empty
     founders = state.founders if state.founders is not None else empty
-    hall = state.hall if state.hall is not None else empty
     atomic_write(path, lambda f: np.savez(f, population=state.population, fitness=state.fitness,
-                                          hof_genome=state.hof_genome, elite=elite, founders=founders, hall=hall,
+                                          hof_genome=state.hof_genome, elite=elite, founders=founders,
                                           meta=np.array(json.dumps(meta)), logbook=np.array(json.dumps(state.logbook)),
                                           **(state.strategy or {})))
 
@@ -87,7 +86,6 @@ def load_checkpoint(path: str | Path) -> RunState:
             elite=data.get("elite"),
             founders=data["founders"] if "founders" in data and data["founders"].size else None,
             strategy=strategy or None,
-            hall=data["hall"] if "hall" in data and data["hall"].size else None,
         )
     except (ValueError, KeyError, TypeError) as e:
         raise UsageError(f"{path}: corrupt checkpoint ({e}); expected {what}") from None

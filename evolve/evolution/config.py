@@ -1,21 +1,44 @@
 """Experiment configuration: a TOML file validated against a schema.
 
-Every key has a type, a default and a check; unknown keys are rejected. Any problem is
-a ``ConfigError`` whose message is one line naming the file, the key and what is expected.
-See ``experiments/*.toml`` for commented examples.
+Every key has a type, a default, a check and a description (``evolve.core.schema.Key``);
+unknown keys are rejected. Any problem is a ``ConfigError`` whose message is one line naming
+the file (or ``--set``), the key and what is expected.
+
+- ``extends = "other.toml"`` at the top of a file takes that file's settings and changes
+  only what this file says (``evolve.core.schema.read_toml``); ``--set section.key=value``
+  changes one more (``load_config(path, sets)``). The run folder records the resolved
+  configuration, so a config written out or as a difference gives the same run and hash.
+- ``schema = N`` says which version of the schema a file is written in (absent: the
+  current one, ``SCHEMA_VERSION``). Older versions are upgraded when read
+  (``evolve.evolution.migrations``), so a run folder or champion written under one still
+  loads, resumes and keeps its hash.
+- Each algorithm's own settings are a table of their own, ``[evolution.ga]``,
+  ``[evolution.es]``, ``[evolution.cma]`` (``STRATEGIES[name].PARAMS``).
+
+See ``experiments/*.toml`` for commented examples and ``docs/reference/config.md`` for
+every key.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
 
 from evolve.core.errors import UsageError
 from evolve.core.files import npz_json_paths
+from evolve.core.schema import (
+    Key,
+    apply_sets,
+    check_table,
+    merge,
+    non_negative,
+    positive,
+    read_toml,
+    unit_interval,
+)
+from evolve.evolution import migrations
 from evolve.evolution.strategies import STRATEGIES
 
 
@@ -23,29 +46,7 @@ class ConfigError(UsageError):
     """A configuration file is malformed."""
 
 
-@dataclass(frozen=True)
-class Key:
-    """One schema entry: expected type(s), default, an optional check, the wording of the
-    allowed values in one-line errors (``expect``) and what the key does (``doc``, for the
-    configuration reference that ``python -m evolve.manual`` writes)."""
-
-    types: tuple
-    default: Any
-    expect: str
-    check: Callable[[Any], bool] | None = None
-    doc: str = ""
-
-
-def _pos(x) -> bool:
-    return x > 0
-
-
-def _nonneg(x) -> bool:
-    return x >= 0
-
-
-def _unit(x) -> bool:
-    return 0.0 <= x <= 1.0
+_pos, _nonneg, _unit = positive, non_negative, unit_interval
 
 
 def _trainer_choices(name: str) -> dict:
@@ -111,13 +112,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
         ),
     },
     "network": {
-        "encoding": Key((str,), "card", "card, hand, seat or seat_context",
-                    lambda s: s in ("card", "hand", "seat", "seat_context"),
-            doc=("What the inputs describe: `card` (3 inputs per card: in the hand, on the table, played earlier), "
-                 "`hand` (the dealt hand position by position, one output per hand position), `seat` (8 inputs per "
-                 "card relative to the deciding seat: who played it and which seats may still hold it) or "
-                 "`seat_context` (the seat inputs plus the deal's public context: the maker, going alone, the "
-                 "tricks taken and the bids). Games whose trump varies add a one-hot of the trump mode.")),
+        "encoding": Key((str,), "seat", "card, hand or seat", lambda s: s in ("card", "hand", "seat"),
+            doc=("What the inputs describe: `seat` (8 inputs per card relative to the deciding seat: in the hand, "
+                 "who played it in this trick, played earlier, which seats may still hold it), `card` (the Spades "
+                 "thesis's 3 inputs per card: in the hand, on the table, played earlier) or `hand` (the thesis's "
+                 "hand-based inputs, one output per hand position). Games whose trump varies add a one-hot of the "
+                 "trump mode.")),
         "hidden": Key(
             (list,),
             [],
@@ -136,8 +136,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("Adds six per-card features of what the deciding seat sees (the card would win the trick, wins it "
                  "for certain, its strength, its strength while the partner wins, its card points, its strength if "
                  "it would win) to each legal card's output, each times an evolved weight. An imitation warm start "
-                 "leaves these weights at 0 for evolution to set."),
-        ),
+                 "leaves these weights at 0 for evolution to set."), neutral=False),
         "layer2": Key(
             (str,),
             "float32",
@@ -147,8 +146,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("The number format the second layer plays in: `float32`, or `int16` fixed point (weights and "
                  "inputs rounded, sums exact in int32; about 0.6x the time of that layer). The genome is float32 "
                  "either way, but the rounding changes play a little, so evolve and validate a network in the "
-                 "format it plays in."),
-        ),
+                 "format it plays in."), neutral="float32"),
         "suits": Key(
             (str,),
             "as_dealt",
@@ -158,9 +156,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
             lambda s: s in ("as_dealt", "trump_first"),
             doc=("`trump_first` renumbers the suits before the network sees them (trump first, in Euchre the left "
                  "bower's suit second), so one function serves every trump suit; `as_dealt` keeps them as dealt. "
-                 "`trump_first` needs a card-based encoding (`card`, `seat`, `seat_context`) and a game whose trump "
-                 "varies."),
-        ),
+                 "`trump_first` needs a card-based encoding (`card` or `seat`) and a game whose trump varies."),
+                 neutral="as_dealt"),
         "bidder": Key(
             (str,),
             "default",
@@ -187,41 +184,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "generations": Key(
             (int,), 200, "a positive integer (minimum length, and the span of the mutation annealing)", _pos,
             doc=("The least number of generations a run makes, and the span over which the `ga`'s mutation rate "
-                 "anneals from `mutation_start` to `mutation_end`."),
+                 "anneals from `[evolution.ga] mutation_start` to `mutation_end`."),
         ),
-        "patience": Key((int,), 200, "a non-negative integer (generations after the last new best)", _nonneg,
+        "patience": Key((int,), 0, "a non-negative integer (generations after the last new best)", _nonneg,
             doc=("After `generations`, the run goes on until `patience` generations have passed without a new best "
                  "(0: it stops at `generations`).")),
         "max_generations": Key((int,), 5000, "a positive integer", _pos,
             doc="The most generations a run makes, whatever `patience` says; at least `generations`."),
-        "mutation_start": Key((float, int), 0.8, "a number in [0, 1]", _unit,
-            doc=("The `ga`'s mutation rate m in generation 0: each member mutates with probability m, and a "
-                 "mutating member changes each weight with probability m / 2.")),
-        "mutation_end": Key((float, int), 0.2, "a number in [0, 1]", _unit,
-            doc="The `ga`'s mutation rate m from generation `generations - 1` on."),
-        "mutation_schedule": Key((str,), "linear", "linear or exponential", lambda s: s in ("linear", "exponential"),
-            doc=("How the `ga`'s mutation rate goes from `mutation_start` to `mutation_end`: along a straight line "
-                 "or geometrically (`exponential`).")),
-        "mutation_operator": Key(
-            (str,),
-            "reset",
-            "reset (a weight is redrawn from U(-1, 1), the study) or gaussian",
-            lambda s: s in ("reset", "gaussian"),
-            doc=("How the `ga` changes a weight it mutates: `reset` redraws it from U(-1, 1) (the Spades thesis's "
-                 "operator), `gaussian` adds N(0, `mutation_sigma`) and clamps it to [-1, 1]."),
-        ),
-        "mutation_sigma": Key((float, int), 0.1, "a positive number (sd of gaussian mutation)", _pos,
-            doc="Standard deviation, in unit coordinates, of `mutation_operator = \"gaussian\"`."),
-        "mutate_parents": Key(
-            (bool,), True, "true (the study: every member of the new generation may mutate) or false",
-            doc=("Whether the `ga`'s parents may mutate too when they pass into the next generation (true: every "
-                 "member of the new generation may mutate, as in the Spades thesis; false: only the children)."),
-        ),
-        "selection": Key(
-            (float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1,
-            doc=("The share of the population the `ga` keeps as parents (truncation to the best, at least two); the "
-                 "children of uniform recombination fill the rest."),
-        ),
         "fitness": Key(
             (str,),
             "simple",
@@ -255,27 +224,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("An opponent schedule and growing budget: each generation plays with the first "
                  "`[[evolution.stages]]` table whose `until` it has not reached, and after the last with the plain "
                  "`opponents` and `rounds_per_game`. Stages that seat opponents need opponent tables "
-                 "(`common_random_numbers` or `opponent_share` > 0)."),
-        ),
-        "opponent_hall": Key(
-            (int,), 0,
-            "a non-negative integer (the last n of the run's own past search means, one frozen every "
-            "opponent_hall_every generations, join the opponents; 0: none)",
-            _nonneg,
-            doc=("How many of the run's own past search means (the `ga`'s best member) join the opponents: one is "
-                 "frozen every `opponent_hall_every` generations and the last `opponent_hall` play after the "
-                 "stage's opponents, so the run also has to beat its past. 0: no hall."),
-        ),
-        "opponent_hall_every": Key((int,), 25, "a positive integer (generations between two hall entries)", _pos,
-            doc="Generations between two entries of the opponent hall."),
-        "deals": Key(
-            (str,),
-            "shared",
-            "shared (every table plays the generation's deals) or per_table",
-            lambda s: s in ("shared", "per_table"),
-            doc=("`shared`: every table of a generation plays the same deals; `per_table`: each table draws its "
-                 "own. Common random numbers always share them."),
-        ),
+                 "(`common_random_numbers` or `opponent_share` > 0)."), neutral=[]),
         "checkpoint_every": Key(
             (int,), 1, "a positive integer (checkpoint only after generations divisible by it)", _pos,
             doc=("The run checkpoints only after generations divisible by it (and always at the end and when "
@@ -288,37 +237,24 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "0: after every checkpoint_every generations)",
             _nonneg,
             doc=("The least time between two checkpoints, in seconds (0: after every `checkpoint_every` "
-                 "generations); a long imitation training is also stored this often."),
-        ),
+                 "generations); a long imitation training is also stored this often."), neutral=30.0),
         "algorithm": Key(
             (str,),
-            "ga",
+            "es",
             "ga (the study's truncation, recombination and mutation), cma (DEAP's CMA-ES) "
             "or es (OpenAI-style evolution strategy)",
             lambda s: s in STRATEGIES,
             doc=("The search: `ga` (the Spades thesis's GA: truncation, uniform recombination, annealed mutation), "
                  "`cma` (DEAP's CMA-ES, for genomes of up to 5,000 values) or `es` (an OpenAI-style evolution "
                  "strategy: mirrored perturbations, centered ranks, Adam on the mean; for networks of any size)."),
-        ),
-        "cma_sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", _pos,
-            doc="The initial step size of `cma`, in unit coordinates."),
-        "es_sigma": Key((float, int), 0.01, "a positive number (sd of the ES perturbations in unit coordinates)", _pos,
-            doc="Standard deviation of the `es` perturbations around the mean, in unit coordinates."),
-        "es_learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the ES centroid)", _pos,
-            doc="Adam's step size for the `es` mean."),
-        "es_weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the ES mean)", _nonneg,
-            doc="L2 weight decay on the `es` mean (0: none)."),
-        "es_antithetic": Key((bool,), True, "true (mirrored pairs of perturbations) or false",
-            doc=("Whether `es` samples mirrored pairs of perturbations (mean + sigma x eps and mean - sigma x eps), "
-                 "so the luck both halves share cancels; needs an even `population`.")),
+                 neutral="ga"),
         "common_random_numbers": Key(
             (bool,),
             False,
             "true (every member plays the same deals, seat and random streams against each of `opponents`) or false",
             doc=("Every member sits in seat 0 (and seat 2 with `partner = \"self\"`) of one table per entry of "
                  "`opponents`, and all tables play the same deals with the same random streams, so equal members "
-                 "get equal fitness and what separates members is their play. Needs `opponents`."),
-        ),
+                 "get equal fitness and what separates members is their play. Needs `opponents`."), neutral=False),
         "progress_every": Key(
             (int,),
             10,
@@ -327,10 +263,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
             _nonneg,
             doc=("Every k generations the generation's best member (with `es` or `cma`: the search mean) plays "
                  "`progress_deals` fixed deals against the validation opponents: the `val` figure of the progress "
-                 "bar and the fitness plot. 0: never."),
-        ),
+                 "bar and the fitness plot. 0: never."), neutral=10),
         "progress_deals": Key((int,), 1000, "a positive integer (fixed deals of the progress figure)", _pos,
-            doc="Fixed deals per validation opponent of the progress figure."),
+            doc="Fixed deals per validation opponent of the progress figure.", neutral=1000),
         "partner": Key(
             (str,),
             "opponent",
@@ -338,11 +273,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "self (the member sits in both seats of its side)",
             lambda s: s in ("opponent", "self"),
             doc=("Who partners a member at an opponent table in a partnership game: `opponent` (an opponent sits in "
-                 "the partner's seat) or `self` (the member sits in both seats of its side)."),
-        ),
+                 "the partner's seat) or `self` (the member sits in both seats of its side)."), neutral="opponent"),
         "champion": Key(
             (str,),
-            "hall_of_fame",
+            "validated",
             "hall_of_fame (best single evaluation, the study), validated (the best candidate on the validation "
             "deals) or founder_unless_better (the founder unless the best is better on them, its CI above zero)",
             lambda s: s in ("hall_of_fame", "validated", "founder_unless_better"),
@@ -359,8 +293,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("A champion written by `python -m evolve.run` (its folder or `champion.npz`) of this run's game "
                  "and agent, whose genome is generation 0's founder: the search's start, a champion candidate to "
                  "the end. The config hash covers the file's bytes. It replaces an `[imitation]` teacher: a run has "
-                 "one or the other."),
-        ),
+                 "one or the other."), neutral=""),
         "validation_deals": Key(
             (int,), 4000, "a positive integer (deals per candidate when the champion is validated)", _pos,
             doc=("Fixed deals each champion candidate plays against each validation opponent when the champion is "
@@ -375,8 +308,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             lambda v: all(isinstance(x, str) for x in v),
             doc=("The fixed opponents of the progress figure and of the champion's validation; with several, each "
                  "plays the same fixed deals and the scores are pooled. Empty: the first of `opponents`, or "
-                 "`random`."),
-        ),
+                 "`random`."), neutral=[]),
         "elite": Key(
             (int,), 8, "a positive integer (best members of the last generation kept as champion candidates)", _pos,
             doc="How many of the last generation's best members are champion candidates beside the hall of fame.",
@@ -400,7 +332,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("`tables`: `games_per_generation` tables in all, members seated from random permutations; "
                  "`thesis`: the Spades thesis's procedure, where every member plays every game in fresh groups of "
                  "four that share the game's deal (a population that is a multiple of 4; no opponent tables)."),
-        ),
+                 neutral="tables"),
     },
     "imitation": {
         "teacher": Key((str,), "", 'a seat string such as "ismcts:iterations=200" (empty: no warm start, the study)',
@@ -419,42 +351,38 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc="Deals the teacher plays; each decision with two or more legal cards becomes a training example."),
         "epochs": Key((int,), 12, "a positive integer", _pos,
             doc="Passes over the examples in the first training."),
-        "learning_rate": Key((float, int), 0.003, "a positive number (Adam step size)", _pos,
+        "learning_rate": Key((float, int), 0.001, "a positive number (Adam step size)", _pos,
             doc="Adam's step size in training (with `schedule = \"cosine\"`, the first epoch's)."),
         "batch": Key((int,), 256, "a positive integer (decisions per training step)", _pos,
             doc="Decisions per training step (minibatch size)."),
         "schedule": Key(
-            (str,), "constant",
+            (str,), "cosine",
             "constant or cosine (the Adam step size: fixed, or decayed to 0 along a half cosine over the epochs "
             "of each training)",
             lambda s: s in ("constant", "cosine"),
             doc=("Adam's step size over the epochs of each training: `constant`, or `cosine` (decayed from "
-                 "`learning_rate` towards 0 along a half cosine)."),
-        ),
+                 "`learning_rate` towards 0 along a half cosine)."), neutral="constant"),
         "holdout": Key(
             (int,), 0,
             "a non-negative integer (the teacher's last decisions kept out of training; their loss and "
             "accuracy are reported per epoch)",
             _nonneg,
             doc=("The teacher's last N decisions kept out of training; their loss and accuracy are reported after "
-                 "every epoch, in the progress bar and in `imitation.json`. 0: none."),
-        ),
+                 "every epoch, in the progress bar and in `imitation.json`. 0: none."), neutral=0),
         "init": Key(
-            (str,), "small",
+            (str,), "fan_in",
             "small or fan_in (the trained network's start: every weight 0.3 x U(-1, 1), or scaled by "
             "sqrt(3 / fan-in) with zero biases, which wide layers need)",
             lambda s: s in _trainer_choices("INITS"),
             doc=("The trained network's start: `small` (every weight 0.3 x U(-1, 1)) or `fan_in` (each layer scaled "
-                 "by sqrt(3 / fan-in), biases zero), which wide layers need."),
-        ),
+                 "by sqrt(3 / fan-in), biases zero), which wide layers need."), neutral="small"),
         "logits": Key(
-            (str,), "tanh",
+            (str,), "linear",
             "tanh or linear (the softmax is taken over 5 x tanh(output), or over the output sums themselves, "
             "the values the agent's argmax compares)",
             lambda s: s in _trainer_choices("LOGITS"),
             doc=("What the training's softmax is taken over: `tanh` (5 x tanh(output)) or `linear` (the output sums "
-                 "themselves, the very values the agent's argmax compares)."),
-        ),
+                 "themselves, the very values the agent's argmax compares)."), neutral="tanh"),
         "noise": Key(
             (float, int), 0.05, "a non-negative number (sd of the perturbation of the other initial members)", _nonneg,
             doc=("Standard deviation, in unit coordinates, of the perturbed copies of the founder (the imitation "
@@ -468,34 +396,30 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "a soft target)",
             lambda s: s in ("choice", "visits"),
             doc=("What the network learns: `choice` (the card the teacher plays) or `visits` (an ISMCTS teacher's "
-                 "share of root visits per legal card, a soft target)."),
-        ),
+                 "share of root visits per legal card, a soft target)."), neutral="choice"),
         "dagger_rounds": Key(
             (int,), 0, "a non-negative integer (DAgger rounds: the clone plays, the teacher labels its decisions)",
             _nonneg,
             doc=("DAgger rounds after the first training: each round the clone plays in the teacher's seats, the "
                  "DAgger teacher labels every decision the clone made, the examples join the data and training goes "
-                 "on. 0: none."),
-        ),
+                 "on. 0: none."), neutral=0),
         "dagger_deals": Key((int,), 0, "a non-negative integer (deals the clone plays per DAgger round; 0: deals)",
                             _nonneg,
-            doc="Deals the clone plays per DAgger round (0: `deals`)."),
+            doc="Deals the clone plays per DAgger round (0: `deals`).", neutral=0),
         "dagger_epochs": Key((int,), 0, "a non-negative integer (epochs after each DAgger round; 0: epochs)",
                              _nonneg,
-            doc="Epochs of the training after each DAgger round (0: `epochs`)."),
+            doc="Epochs of the training after each DAgger round (0: `epochs`).", neutral=0),
         "dagger_teacher": Key(
             (str,), "",
             "a seat string (the searcher that labels the clone's decisions in DAgger rounds, perhaps stronger "
             "than the teacher whose games it first learnt from; empty: the teacher)",
             doc=("The seat string that labels the clone's decisions in DAgger rounds, perhaps a stronger search "
-                 "than the teacher whose games the clone first learnt from. Empty: the teacher."),
-        ),
+                 "than the teacher whose games the clone first learnt from. Empty: the teacher."), neutral=""),
         "dagger_learning_rate": Key(
             (float, int), 0, "a non-negative number (Adam step size of the trainings after DAgger rounds, which "
                              "start from the clone; 0: learning_rate)", _nonneg,
             doc=("Adam's step size of the trainings after DAgger rounds, which go on from the clone (0: "
-                 "`learning_rate`)."),
-        ),
+                 "`learning_rate`)."), neutral=0),
         "dagger_data": Key(
             (str,), "joined",
             "joined (each DAgger training sees the teacher's examples and every round's) or relabelled (only the "
@@ -503,8 +427,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             lambda s: s in ("joined", "relabelled"),
             doc=("What each DAgger training sees: `joined` (the teacher's examples and every round's) or "
                  "`relabelled` (only the rounds' examples, the clone's decisions as the DAgger teacher labels "
-                 "them)."),
-        ),
+                 "them)."), neutral="joined"),
     },
     "parallel": {
         "workers": Key((int,), 0, "a non-negative integer (worker processes; 0: every core)", _nonneg,
@@ -545,25 +468,18 @@ SECTION_DOCS = {
 }
 
 
+#: each algorithm's own settings, the tables ``[evolution.<name>]`` (``STRATEGIES[name].PARAMS``)
+STRATEGY_PARAMS: dict[str, dict[str, Key]] = {name: strategy.PARAMS for name, strategy in STRATEGIES.items()}
+
+#: the settings of the DAgger rounds, which determine nothing when there are none
+DAGGER_KEYS = ("dagger_deals", "dagger_epochs", "dagger_teacher", "dagger_learning_rate", "dagger_data")
+
 # Settings a resumed run may change (it only goes on for longer, checkpoints differently or
 # picks its champion differently); every other key fixes what has happened so far.
 EXTENDABLE = {("evolution", k) for k in ("generations", "patience", "max_generations", "checkpoint_every",
                                          "checkpoint_seconds", "champion", "validation_deals", "elite",
                                          "progress_every", "progress_deals", "evaluation")} | {
     ("experiment", "description")}
-ADDED_KEYS = {(section, key): SCHEMA[section][key].default for section, key in (
-    ("evolution", "checkpoint_seconds"), ("evolution", "algorithm"), ("evolution", "cma_sigma"),
-    ("evolution", "partner"), ("evolution", "progress_every"), ("evolution", "progress_deals"),
-    ("evolution", "es_sigma"), ("evolution", "es_learning_rate"), ("evolution", "es_antithetic"),
-    ("evolution", "es_weight_decay"), ("evolution", "common_random_numbers"), ("evolution", "validation_opponents"),
-    ("network", "direct"), ("network", "layer2"), ("network", "suits"), ("evolution", "tournament"),
-    ("imitation", "dagger_rounds"),
-    ("imitation", "targets"),
-    ("imitation", "dagger_deals"), ("imitation", "dagger_epochs"), ("imitation", "schedule"),
-    ("imitation", "holdout"), ("imitation", "init"), ("imitation", "logits"),
-    ("evolution", "stages"), ("evolution", "opponent_hall"), ("evolution", "opponent_hall_every"),
-    ("imitation", "dagger_teacher"), ("imitation", "dagger_learning_rate"), ("imitation", "dagger_data"),
-    ("evolution", "founder"))}
 
 
 def validation_opponents(evolution: dict) -> list[str]:
@@ -577,9 +493,23 @@ def _digest(d: dict) -> str:
     return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def _flat(d: dict, prefix: str = "") -> dict:
+    """``{"section.key": value}`` of a config's sections, the strategy tables one level deeper
+    (``evolution.es.sigma``)."""
+    out = {}
+    for key, value in d.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and (not prefix or key in STRATEGY_PARAMS):
+            out.update(_flat(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
 @dataclass(frozen=True)
 class Config:
-    """A validated experiment configuration (sections as plain dicts)."""
+    """A validated experiment configuration (sections as plain dicts; ``evolution`` holds each
+    algorithm's table under its name). ``sets``: the ``--set`` overrides it was read with."""
 
     path: Path | None
     experiment: dict
@@ -590,13 +520,16 @@ class Config:
     imitation: dict
     parallel: dict
     benchmark: dict
+    sets: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def name(self) -> str:
         return self.experiment["name"]
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in SCHEMA}
+        """The sections as plain data (what the run folder's ``config.json`` records, with the
+        schema version it is written in)."""
+        return {"schema": migrations.SCHEMA_VERSION, **{k: getattr(self, k) for k in SCHEMA}}
 
     @property
     def founder_source(self) -> str | None:
@@ -618,18 +551,21 @@ class Config:
         return _digest(d)
 
     def _determining(self) -> dict:
-        d = json.loads(json.dumps(self.as_dict(), default=str))
+        """What the hash covers: the settings in the layout of schema version 1
+        (``migrations.hash_form``), so that a config keeps the hash it had when written,
+        without what does not change the results."""
+        d = migrations.hash_form(json.loads(json.dumps(self.as_dict(), default=str)), SCHEMA, STRATEGY_PARAMS)
         d["parallel"] = {}
         d["evolution"].pop("evaluation", None)    # how deals are played, not what: the same results
         if not d["imitation"]["teacher"]:
-            del d["imitation"]      # configs without a warm start keep their earlier hashes
+            del d["imitation"]      # a run without a warm start does not depend on the imitation settings
+        elif not d["imitation"].get("dagger_rounds"):
+            for key in DAGGER_KEYS:  # nor one without DAgger rounds on theirs
+                d["imitation"].pop(key, None)
         if d["agent"]["kind"] == "network":
-            del d["agent"]          # network configs keep their earlier hashes
+            del d["agent"]          # nor a network on the parametric agent's
         else:
             del d["network"]        # a parametric agent plays no network: its defaults do not determine the run
-        for (section, key), default in ADDED_KEYS.items():
-            if section in d and d[section].get(key) == default:
-                del d[section][key]     # keys added later leave older configs' hashes as they were
         if d["evolution"].get("founder"):      # the founder's bytes determine the run, not only its path
             npz, _ = npz_json_paths(d["evolution"]["founder"], "champion", "champion")
             d["evolution"]["founder"] = {"path": d["evolution"]["founder"],
@@ -637,21 +573,17 @@ class Config:
         return d
 
     def changes_from(self, other: "Config") -> dict[str, tuple]:
-        """``{"section.key": (other's value, this value)}`` for every key that differs."""
-        a, b = other.as_dict(), self.as_dict()
-        return {f"{s}.{k}": (a[s].get(k), b[s].get(k)) for s in SCHEMA for k in sorted(set(a[s]) | set(b[s]))
-                if a[s].get(k) != b[s].get(k)}
+        """``{"section.key": (other's value, this value)}`` for every key that differs (a
+        strategy's keys as ``evolution.es.sigma``)."""
+        a, b = _flat(other.as_dict()), _flat(self.as_dict())
+        return {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if k != "schema" and a.get(k) != b.get(k)}
 
     def with_overrides(self, **sections: dict) -> "Config":
-        """A copy with some keys replaced (validated again)."""
+        """A copy with some keys replaced (validated again; a strategy's table merges)."""
         data = self.as_dict()
         for section, values in sections.items():
-            data[section] = {**data[section], **{k: v for k, v in values.items() if v is not None}}
-        return validate(data, self.path)
-
-
-def _typename(types: tuple) -> str:
-    return " or ".join(t.__name__ for t in types)
+            data[section] = merge(data[section], {k: v for k, v in values.items() if v is not None})
+        return validate(data, self.path, sets=self.sets)
 
 
 def _everyone_plays(evolution: dict) -> str | None:
@@ -671,41 +603,34 @@ def _everyone_plays(evolution: dict) -> str | None:
             f"expected at least {needed} for population {population}, so that every member plays")
 
 
-def _section(section: str, keys: dict, given, named: bool, fail) -> dict:
-    """One section's values: every key known and of its type, defaults filled in."""
+def _evolution(given, fail) -> dict:
+    """The ``[evolution]`` table with each algorithm's own table ``[evolution.<name>]``."""
     if not isinstance(given, dict):
-        fail(section, "expected a table")
-    for key in given:
-        if key not in keys:
-            fail(f"{section}.{key}", f"unknown key; valid keys: {', '.join(keys)}")
-    values = {}
-    for key, spec in keys.items():
-        full = f"{section}.{key}"
-        if key not in given:
-            if spec.default is None and not (section == "experiment" and key == "name" and named):
-                fail(full, f"missing; expected {spec.expect}")
-            values[key] = spec.default
-            continue
-        value = given[key]
-        if isinstance(value, bool) and bool not in spec.types:
-            fail(full, f"got {value!r}; expected {spec.expect}")
-        if not isinstance(value, spec.types):
-            fail(full, f"got {value!r} ({type(value).__name__}); expected {spec.expect}")
-        if spec.check is not None and not spec.check(value):
-            fail(full, f"got {value!r}; expected {spec.expect}")
-        values[key] = float(value) if float in spec.types and not isinstance(value, bool) else value
+        fail("evolution", "expected a table")
+    own = {name: given.get(name, {}) for name in STRATEGY_PARAMS}
+    values = check_table("evolution", SCHEMA["evolution"],
+                         {k: v for k, v in given.items() if k not in STRATEGY_PARAMS}, fail)
+    for name, params in STRATEGY_PARAMS.items():
+        values[name] = check_table(f"evolution.{name}", params, own[name], fail)
     return values
 
 
-def validate(data: dict, path: Path | None = None) -> Config:
-    """Check ``data`` against the schema and fill defaults (ConfigError on any problem)."""
+def validate(data: dict, path: Path | None = None, *, sets: tuple[str, ...] = (), version: int | None = None) -> Config:
+    """Check ``data`` against the schema and fill defaults (ConfigError on any problem).
+    ``data`` may be in an older schema version (its ``schema`` key, else ``version``, else the
+    current one): it is upgraded first. ``sets``: the ``--set`` overrides already written
+    into ``data``, named as such in an error about one of their keys."""
     where = str(path) if path else "<config>"
+    from_set = {text.partition("=")[0].strip(): text for text in sets}
 
     def fail(key: str, msg: str):
+        if key in from_set:
+            raise ConfigError(f"--set {from_set[key]}: {key}: {msg}")
         raise ConfigError(f"{where}: {key}: {msg}")
 
     if not isinstance(data, dict):
         fail("<root>", "expected a table of sections")
+    data = migrations.upgrade(data, version, fail)
     for section in data:
         if section not in SCHEMA:
             fail(section, f"unknown section; valid sections: {', '.join(SCHEMA)}")
@@ -716,10 +641,14 @@ def validate(data: dict, path: Path | None = None) -> Config:
             if not isinstance(given, dict):
                 fail(section, "expected a table")
             out[section] = dict(given)
+        elif section == "evolution":
+            out[section] = _evolution(given, fail)
         else:
-            out[section] = _section(section, keys, given, path is not None, fail)
+            # without a name the experiment is named after its file
+            named = ("name",) if section == "experiment" and path is not None else ()
+            out[section] = check_table(section, keys, given, fail, optional=named)
     if out["experiment"]["name"] is None:
-        out["experiment"]["name"] = path.stem if path else "experiment"
+        out["experiment"]["name"] = path.stem
     g = _game(out, fail)
     from evolve.agents.callback_slot import compiles_deferred
 
@@ -735,7 +664,7 @@ def validate(data: dict, path: Path | None = None) -> Config:
         fail("evolution.champion", "got 'founder_unless_better' but the run has no founder; expected an "
                                    "[imitation] teacher, an [evolution] founder (or a parametric [agent] whose "
                                    "init is not uniform), or champion = \"validated\"")
-    return Config(path=path, **out)
+    return Config(path=path, **out, sets=tuple(sets))
 
 
 def _check_founder(out: dict, g, fail) -> None:
@@ -825,14 +754,10 @@ def _check_evolution(ev: dict, g, fail) -> None:
     if ev["common_random_numbers"] and not ev["opponents"]:
         fail("evolution.common_random_numbers", "is true but evolution.opponents is empty; expected a list of seat "
                                                 "strings (each member plays the same deals against each of them)")
-    if ev["algorithm"] == "es" and ev["es_antithetic"] and ev["population"] % 2:
-        fail("evolution.population", f"got {ev['population']}; expected an even number (antithetic ES samples "
-                                     "mirrored pairs; or set evolution.es_antithetic = false)")
+    if ev["algorithm"] == "es" and ev["population"] % 2:
+        fail("evolution.population", f"got {ev['population']}; expected an even number (the ES samples mirrored "
+                                     "pairs)")
     _check_stages(ev, fail)
-    if ev["opponent_hall"] and not (ev["common_random_numbers"] or ev["opponent_share"] > 0):
-        fail("evolution.opponent_hall", f"got {ev['opponent_hall']}; past search means join the opponents, but no "
-                                        "table seats opponents (expected common_random_numbers = true or "
-                                        "opponent_share > 0)")
     if ev["tournament"] == "thesis":
         _check_thesis_tournament(ev, fail)
     left_out = None if ev["common_random_numbers"] or ev["tournament"] == "thesis" else _everyone_plays(ev)
@@ -895,7 +820,7 @@ def stage_settings(evolution: dict, generation: int) -> tuple[int, list[str], in
 
 def _check_thesis_tournament(ev: dict, fail) -> None:
     """The thesis's tournament splits the whole population into groups of four for every
-    game and shares each game's deal among them: no opponent tables, no per-table deals."""
+    game and shares each game's deal among them: no opponent tables."""
     if ev["population"] % 4:
         fail("evolution.population", f"got {ev['population']}; expected a multiple of 4 (tournament = thesis splits "
                                      "the population into groups of four for every game)")
@@ -903,9 +828,6 @@ def _check_thesis_tournament(ev: dict, fail) -> None:
         key = "opponent_share" if ev["opponent_share"] > 0 else "common_random_numbers"
         fail(f"evolution.{key}", f"got {ev[key]!r}; tournament = thesis seats members only (expected "
                                  f"{'0' if key == 'opponent_share' else 'false'}, or tournament = tables)")
-    if ev["deals"] != "shared":
-        fail("evolution.deals", f"got {ev['deals']!r}; tournament = thesis shares each game's deal among its groups "
-                                "(expected shared, or tournament = tables)")
 
 
 def _check_network(network: dict, game, fail) -> None:
@@ -951,17 +873,12 @@ def _check_agent(agent: dict, game, fail) -> None:
         fail("agent.play" if definition.role == "bid" else "agent.bidder", str(e))
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and validate a TOML experiment file."""
+def load_config(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> Config:
+    """Read and validate a TOML experiment file: its ``extends`` chain resolved, then the
+    ``--set section.key=value`` overrides ``sets`` applied, in order."""
     path = Path(path)
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read ({e.strerror})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML ({e})") from None
-    return validate(data, path)
+        data = apply_sets(read_toml(path), sets)
+    except UsageError as e:
+        raise ConfigError(str(e)) from None
+    return validate(data, path, sets=tuple(sets))

@@ -14,7 +14,6 @@ get them in natural units.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from dataclasses import dataclass, field, replace
@@ -148,7 +147,7 @@ class Evolution:
         # compiles those and the run's one engine kernel side by side
         with compiles_deferred() as self.callbacks:
             self.tournament = Tournament(self.game, ev["fitness"], ev["games_per_generation"], ev["rounds_per_game"],
-                                         ev["deals"] == "shared", tuple(ev["opponents"]), ev["opponent_share"],
+                                         tuple(ev["opponents"]), ev["opponent_share"],
                                          ev["partner"] == "self", ev["common_random_numbers"],
                                          ev["evaluation"] == "lockstep", procedure=ev["tournament"])
             # one tournament per stage (``[[evolution.stages]]``, from its first generation's
@@ -297,7 +296,8 @@ class Evolution:
         try:
             data = json.loads(path.read_text())
             data.pop("path", None)
-            return validate(data, path)
+            # written before schema versions existed: version 1
+            return validate(data, path, version=1, sets=tuple(data.get("set", ())))
         except ValueError as e:
             raise UsageError(f"{path}: unreadable run configuration ({e}); nothing was changed") from None
 
@@ -311,8 +311,11 @@ class Evolution:
         self.write_config()
 
     def write_config(self) -> None:
+        """The resolved configuration (its ``extends`` chain and ``--set`` overrides applied)
+        in ``config.json``, with the overrides themselves under ``set``."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        (self.run_dir / "config.json").write_text(json.dumps(self.config.as_dict(), indent=2, default=str) + "\n")
+        data = {**self.config.as_dict(), "set": list(self.config.sets)}
+        (self.run_dir / "config.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
 
     def save(self, state: RunState) -> None:
         state.strategy = self.strategy.to_arrays()
@@ -364,7 +367,7 @@ class Evolution:
             "rounds": int(counts.sum()),
             "seconds": round(time.perf_counter() - t0, 4),
         }
-        if self.stage_tournaments[:-1] or ev["opponent_hall"]:
+        if self.stage_tournaments[:-1]:
             record.update(stage=stage, rounds_per_game=tournament.rounds,
                           opponents=len(tournament.opponent_specs))
         best = int(np.argmax(np.where(played, fitness, -np.inf)))
@@ -394,26 +397,15 @@ class Evolution:
             # a figure that can move: self-play fitness means are fixed (3.25 in cut-throat Spades)
             ci = mean_ci(self.fixed_deal_scores(tracked, ev["progress_deals"], state.seed))
             record.update(validation=ci.mean, validation_low=ci.low, validation_high=ci.high)
-        hall = state.hall
-        if ev["opponent_hall"] and (g + 1) % ev["opponent_hall_every"] == 0:
-            frozen = self.strategy.mean()
-            frozen = (evaluated[best] if frozen is None else np.clip(frozen, -1.0, 1.0))[None, :]
-            hall = frozen if hall is None else np.concatenate([hall, frozen])[-ev["opponent_hall"]:]
         state.logbook.append(record)
         state.fitness, state.elite, state.population, state.generation = fitness, elite, population, g + 1
-        state.hall = hall
         return record
 
     def tournament_at(self, state: RunState) -> tuple[int, Tournament]:
         """The stage of generation ``state.generation`` and the tournament it plays: the
-        stage's opponents and rounds per game, and the opponent hall's members (the run's
-        own past search means) after the opponents."""
+        stage's opponents and rounds per game."""
         k, _, _ = stage_settings(self.config.evolution, state.generation)
-        tournament = self.stage_tournaments[k]
-        if state.hall is not None and len(state.hall):
-            tournament = copy.copy(tournament)
-            tournament.opponent_specs = list(tournament.opponent_specs) + self.member_specs(state.hall)
-        return k, tournament
+        return k, self.stage_tournaments[k]
 
     def existing_run(self) -> list[str]:
         """The files of an earlier run in the run folder."""

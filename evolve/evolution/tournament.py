@@ -8,8 +8,8 @@ that list. The config requires enough tables for every member to play each gener
 population of 7 at four-seat tables), some members play one table more than others, which
 changes only how precisely their mean fitness per round is measured. Deals: every block of four rounds uses one deal;
 over the block the hands (and
-the dealer) rotate one seat per round, so every seat plays every hand. With ``deals =
-"shared"`` all tables of the generation play the same deals.
+the dealer) rotate one seat per round, so every seat plays every hand. All tables of the
+generation play the same deals.
 
 Two procedures (``[evolution] tournament``): ``"tables"`` (above: ``games_per_generation``
 tables in all, each member at about ``4 x games / population`` of them) and ``"thesis"``,
@@ -199,7 +199,6 @@ class Tournament:
     fitness: str
     games: int
     rounds: int
-    shared: bool = True
     opponents: tuple[str, ...] = ()
     opponent_share: float = 0.0
     partner_self: bool = False
@@ -224,7 +223,7 @@ class Tournament:
             seating = seat_tables(n_members, self.games, len(self.opponent_specs), self.opponent_share, rng,
                                   partner_self)
         if self.procedure != "thesis":
-            base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, self.shared or self.common, rng)
+            base, base_dealer = draw_deals(self.game, seating.n_tables, self.rounds, True, rng)
         key = np.random.SeedSequence([seed, generation, 1]).generate_state(1, np.uint64)[0]
         return seating, base, base_dealer, key
 

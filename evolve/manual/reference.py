@@ -144,31 +144,73 @@ def type_name(types: tuple) -> str:
     return " or ".join(TOML_TYPES[t] for t in types)
 
 
+def key_rows(keys: dict, name_default: bool = False) -> list[list[str]]:
+    """Table rows of schema keys: key, type, default, allowed values, what it does."""
+    rows = []
+    for key, spec in keys.items():
+        default = "the file's name" if name_default and key == "name" else (
+            "required" if spec.default is None else code(toml_value(spec.default)))
+        rows.append([code(key), type_name(spec.types), default, text(spec.expect), text(spec.doc)])
+    return rows
+
+
+def writing_section() -> str:
+    """How a file is written: its schema version, ``extends`` and ``--set``, and what each
+    version changed (from ``evolve.evolution.migrations``)."""
+    from evolve.evolution import migrations
+
+    old = [[code(f"[{s}] {k}"), code(toml_value(v))] for (s, k), v in migrations.V1_DEFAULTS.items()]
+    renamed = ", ".join(f"`{old}` (now `[evolution.{t}] {k}`)" for old, (t, k, _) in migrations.RENAMED.items())
+    removed = ", ".join(f"`{s}.{k}`" for s, k in migrations.REMOVED) + ", and `network.encoding = \"seat_context\"`"
+    return "\n\n".join([
+        "## Writing a file",
+        "- **`extends = \"other.toml\"`** at the top of a file takes the settings of that file (a path relative "
+        "to this one) and changes only what this file says: a table merges key by key, anything else (a number, "
+        "a string, a list, the `[[evolution.stages]]` list) replaces the other file's value. A chain may be as "
+        "long as it likes; a cycle is refused. Experiments and studies both take it.",
+        "- **`--set section.key=value`** on `python -m evolve.run`, `python -m evolve.studies` and "
+        "`python -m evolve.bench evolution` changes one key for one command (repeatable), the value read as "
+        "in a TOML file (`evolution.generations=400`, `network.hidden=[128,64]`, `evolution.es.sigma=0.02`, "
+        "a string without quotes). The run folder's `config.json` records the resolved settings and the "
+        "overrides, and `--resume` without `--set` reuses them. A config written out, as an `extends` "
+        "difference or with `--set` gives the same run, champion and hash.",
+        f"- **`schema = N`** says which version of this schema a file is written in; without it, the current "
+        f"one, version {migrations.SCHEMA_VERSION}. A file of an older version reads as it always did, and "
+        "so do run folders and champions written under one (their hash is kept).",
+        "Version 2 gave each algorithm's settings a table of their own ([evolution.ga](#evolutionga), "
+        "[evolution.es](#evolutiones), [evolution.cma](#evolutioncma)): version 1's " + renamed + ". It removed "
+        + removed + ", options no shipped result used and whose measurements found nothing. And it made the "
+        "defaults those of the best measured recipe; a version-1 file keeps these old defaults:",
+        table(["key", "default in version 1"], old),
+    ])
+
+
 def config_page() -> str:
     from evolve.evaluate.levels import LEVEL_KEYS
-    from evolve.evaluate.studies import LEVEL_DOCS, LEVELS_KEYS, STUDY_DOCS, STUDY_KEYS
-    from evolve.evolution.config import SCHEMA, SECTION_DOCS, STAGE_DOCS, STAGE_KEYS
+    from evolve.evaluate.studies import LEVELS_KEYS, OPTIONAL, STUDY_KEYS
+    from evolve.evolution.config import SCHEMA, SECTION_DOCS, STAGE_DOCS, STAGE_KEYS, STRATEGY_PARAMS
 
     intro = ("Every table and key of an experiment file (`experiments/*.toml`, run by `python -m evolve.run`) "
              "and of a study file (`experiments/studies/*.toml`, run by `python -m evolve.studies`). Unknown "
              "tables and keys are refused, as is a value of the wrong type, with a one-line error that names "
              "the file, the key and the allowed values. [Shipped experiments](experiments.md) lists the "
              "commented files.")
-    body = []
+    header = ["key", "type", "default", "allowed values", "what it does"]
+    body = [writing_section()]
     for section, keys in SCHEMA.items():
         parts = [f"## [{section}]", SECTION_DOCS[section]]
         if section == "game_options":
             parts.append("Each game's options, their defaults and allowed values are on the "
                          "[game options](game-options.md) page.")
         else:
-            rows = []
-            for key, spec in keys.items():
-                default = "the file's name" if (section, key) == ("experiment", "name") else (
-                    "required" if spec.default is None else code(toml_value(spec.default)))
-                rows.append([code(key), type_name(spec.types), default, text(spec.expect), text(spec.doc)])
-            parts.append(table(["key", "type", "default", "allowed values", "what it does"], rows))
+            parts.append(table(header, key_rows(keys, name_default=section == "experiment")))
         body.append("\n\n".join(parts))
         if section == "evolution":
+            for name, params in STRATEGY_PARAMS.items():
+                body.append(titled_table(
+                    f"## [evolution.{name}]",
+                    f"The settings of `algorithm = \"{name}\"`, read only when the run uses it.",
+                    header, key_rows(params)))
             rows = [[code(key), *STAGE_TYPES[key], text(STAGE_DOCS[key])] for key in STAGE_KEYS]
             body.append(titled_table(
                 "## [[evolution.stages]]",
@@ -177,32 +219,31 @@ def config_page() -> str:
                 "malformed stage is a one-line error naming `evolution.stages[k]` and its key.",
                 ["key", "type", "default", "what it does"], rows))
 
-    def study_rows(names):
-        return [[code(key), type_name(STUDY_KEYS[key][0]), "yes" if STUDY_KEYS[key][2] else "no",
-                 text(STUDY_KEYS[key][1]), text(STUDY_DOCS[key])] for key in names]
+    def study_rows(keys: dict, optional) -> list[list[str]]:
+        return [[code(key), type_name(spec.types),
+                 "yes" if spec.default is None and key not in optional else "no",
+                 text(spec.expect), text(spec.doc)] for key, spec in keys.items()]
 
     header = ["key", "type", "required", "allowed values", "what it does"]
-    body.append("\n\n".join([
+    body.append(titled_table(
         "## [study]",
         "A study file reruns a paper's or this project's comparison and prints its table in that layout. It "
         "holds a `[study]` table and an optional `[options]` table; a levels study (`layout = \"levels\"`) "
         "holds [its own keys](#study-in-a-levels-study) and `[[level]]` tables instead.",
-        table(header, study_rows(STUDY_KEYS))]))
+        header, study_rows(STUDY_KEYS, OPTIONAL)))
     body.append("\n\n".join([
         "## [options]",
         "The options of the study's game, each as `key = value`; see [game options](game-options.md)."]))
-    body.append("\n\n".join([
+    body.append(titled_table(
         "## [study] in a levels study",
         "A levels study (`layout = \"levels\"`, the search-level study) has no single game: its `[study]` "
         "table takes only these keys, and each `[[level]]` table names a game, its agents and opponents.",
-        table(header, study_rows(LEVELS_KEYS))]))
-    rows = [[code(key), type_name(types), "yes" if required else "no", text(expect), text(LEVEL_DOCS[key])]
-            for key, (types, expect, required) in LEVEL_KEYS.items()]
-    body.append("\n\n".join([
+        header, study_rows({k: STUDY_KEYS[k] for k in LEVELS_KEYS}, OPTIONAL)))
+    body.append(titled_table(
         "## [[level]]",
         "One level of a levels study: every agent plays every opponent on paired deals with the seats exchanged, "
         "and each agent's cost per decision is timed.",
-        table(header, rows)]))
+        header, study_rows(LEVEL_KEYS, ("options",))))
     return page("Configuration files", intro, body)
 
 
@@ -567,44 +608,40 @@ def header_comment(path: Path) -> str:
     return " ".join(lines)
 
 
-def _agent_of(data: dict) -> str:
+def _agent_of(cfg) -> str:
     from evolve.agents.network.architecture import Architecture
-    from evolve.evolution.config import SCHEMA
     from evolve.games.registry import make_game
 
-    agent = {k: v.default for k, v in SCHEMA["agent"].items()} | data.get("agent", {})
-    if agent["kind"] != "network":
-        return code(agent["kind"])
-    network = {k: v.default for k, v in SCHEMA["network"].items()} | data.get("network", {})
-    arch = Architecture.for_game(make_game(data["experiment"]["game"], **data.get("game_options", {})),
-                                 network["encoding"], tuple(network["hidden"]) or None)
-    return f"{code(network['encoding'])} network, {arch.n_h1} x {arch.n_h2}"
+    if cfg.agent["kind"] != "network":
+        return code(cfg.agent["kind"])
+    arch = Architecture.for_game(make_game(cfg.experiment["game"], **cfg.game_options), cfg.network["encoding"],
+                                 tuple(cfg.network["hidden"]) or None)
+    return f"{code(cfg.network['encoding'])} network, {arch.n_h1} x {arch.n_h2}"
 
 
 def experiments_page(root: Path = ROOT) -> str:
-    from evolve.evolution.config import SCHEMA
+    from evolve.evolution.config import load_config
     from evolve.games.registry import GAMES
 
     intro = ("The experiment and study files shipped in `experiments/`, each commented at its top. "
              "`python -m evolve.run experiments/NAME.toml` runs an experiment into `populations/NAME`, "
              "`python -m evolve.studies experiments/studies/NAME.toml` reruns a study; the keys are in the "
-             "[configuration reference](config.md).")
+             "[configuration reference](config.md). A file that varies another says only what differs "
+             "(`extends`); the table shows each as it resolves.")
     by_game: dict[str, list[list[str]]] = {name: [] for name in GAMES}
     for path in sorted((root / "experiments").glob("*.toml")):
-        data = tomllib.loads(path.read_text())
-        experiment = data.get("experiment", {})
-        name = experiment.get("name") or path.stem
-        algorithm = data.get("evolution", {}).get("algorithm", SCHEMA["evolution"]["algorithm"].default)
-        about = first_sentence(experiment.get("description") or header_comment(path))
-        champion = root / "populations" / name / "champion.npz"
-        by_game.setdefault(experiment.get("game", ""), []).append([
-            code(path.name), _agent_of(data), code(algorithm),
-            code(f"populations/{name}") if champion.is_file() else NONE, text(about)])
+        cfg = load_config(path)
+        base = tomllib.loads(path.read_text()).get("extends")
+        about = first_sentence(cfg.experiment["description"] or header_comment(path))
+        champion = root / "populations" / cfg.name / "champion.npz"
+        by_game.setdefault(cfg.experiment["game"], []).append([
+            code(path.name), code(base) if base else NONE, _agent_of(cfg), code(cfg.evolution["algorithm"]),
+            code(f"populations/{cfg.name}") if champion.is_file() else NONE, text(about)])
     body = []
     for game, rows in by_game.items():
         if rows:
-            body.append("\n\n".join([f"## {game}", table(["file", "agent", "algorithm", "champion", "what it is"],
-                                                           rows)]))
+            body.append("\n\n".join([f"## {game}", table(["file", "extends", "agent", "algorithm", "champion",
+                                                            "what it is"], rows)]))
     rows = []
     for path in sorted((root / "experiments" / "studies").glob("*.toml")):
         data = tomllib.loads(path.read_text())

@@ -5,7 +5,8 @@ copy, ``evolve.server.store``) with the limits of ``evolve.server.policy``. ``GE
 the browser table; the JSON API is:
 
 - ``GET  /api/agents``: registered agents, champions (``champion:NAME``, the folders of
-  the populations folder), the games with their options and this server's limits;
+  the populations folder that its ``manifest.toml`` marks playable), the games with their
+  options and this server's limits;
 - ``POST /api/tables`` ``{"game", "seats": [4 seat strings], "seed", "deals", "dealer",
   "options"}``: a seat is ``human``, an agent seat string or (when the server allows
   them) a bot URL. With a human seat it answers 201: the table ``id``, a ``token`` per
@@ -41,7 +42,7 @@ from typing import Any
 from evolve.core.errors import UsageError, checked_int, is_int
 from evolve.games.registry import GAMES
 from evolve.runtime.session import BotError, IllegalAction, TableError, check_log, replay
-from evolve.server.policy import ApiError, Limits, Policy, champion_listing
+from evolve.server.policy import ApiError, Limits, Policy
 from evolve.server.store import Store
 from evolve.server.tables import Entry, Tables
 
@@ -51,8 +52,9 @@ MAX_SEED = 2 ** 63 - 1
 TABLE_KEYS = ("game", "seats", "seed", "deals", "options", "dealer")
 
 
-def agents_listing(root: str | Path, limits: Limits) -> dict:
-    """Registered agents (name, games, description), champions, games with options, limits."""
+def agents_listing(policy: Policy) -> dict:
+    """Registered agents (name, games, description), the playable champions, games with
+    options, limits."""
     from evolve.agents.bidding.bidders import BIDDERS
     from evolve.agents.registry import AGENTS
 
@@ -61,8 +63,9 @@ def agents_listing(root: str | Path, limits: Limits) -> dict:
                                     "help": o.help} for k, o in info.options.items()},
                     "cards": [info.card_name(c) for c in range(info.n_cards)],
                     "modes": list(info.mode_names)} for name, info in GAMES.items()}
+    limits = policy.limits
     shown = {k: getattr(limits, k) for k in ("max_deals", "max_iterations", "max_seconds", "max_body")}
-    return {"agents": agents, "bidders": list(BIDDERS), "champions": champion_listing(root), "games": games,
+    return {"agents": agents, "bidders": list(BIDDERS), "champions": policy.listing, "games": games,
             "limits": {**shown, "remote_bots": bool(limits.allow_bots)}}
 
 
@@ -190,16 +193,16 @@ def _routes():
     @bp.get("/api/agents")
     def list_agents():
         """What a client may seat and play. The answer lists the registered agents, the bidder
-        names, the champions of the server's populations folder (seated as ``champion:NAME``),
-        every game with its options, card names and mode names, and this server's limits.
+        names, the champions the server's populations folder's manifest marks playable (seated
+        as ``champion:NAME``), every game with its options, card names and mode names, and
+        this server's limits.
 
         Answer 200: ``{"agents": [{"name", "games": [...], "describe"}], "bidders": [names],
-        "champions": [{"seat": "champion:NAME", "game", "kind", "name"}], "games": {GAME:
+        "champions": [{"seat": "champion:NAME", "game", "kind", "name", "what"}], "games": {GAME:
         {"options": {KEY: {"default", "choices", "help"}}, "cards": [card names by id],
         "modes": [mode names]}}, "limits": {"max_deals", "max_iterations", "max_seconds",
         "max_body", "remote_bots"}}``."""
-        policy = tables().policy
-        return jsonify(agents_listing(policy.populations, policy.limits))
+        return jsonify(agents_listing(tables().policy))
 
     @bp.post("/api/tables")
     def create_table():
@@ -380,7 +383,8 @@ def create_app(populations: str | Path = "populations", db: str | Path = ":memor
     app.config["MAX_CONTENT_LENGTH"] = limits.max_body
     app.url_map.merge_slashes = False         # "/api/tables//log" is a 404, not a redirect to guess at
     app.json.sort_keys = False                 # a view is encoded as built: sorting its keys costs time
-    tables = Tables(Store(db), Policy(populations, limits))
+    policy = Policy(populations, limits)      # first: a bad manifest stops the server before its store opens
+    tables = Tables(Store(db), policy)
     app.extensions["trick_evolve_tables"] = tables
     app.register_blueprint(_routes())
     app.register_error_handler(ApiError, lambda e: _json_error(e.status, str(e)))

@@ -4,10 +4,11 @@
 one command-line option of each field (``max_deals`` is ``--max-deals``), and the docs
 quote the defaults from here. ``Policy`` applies them to what a request names:
 
-- a seat or hint agent is a registered agent, ``champion:NAME`` (a folder of the
-  populations folder that holds a ``champion.npz``: chosen by name, never by a client's
-  path) or, only when the server allows it, a remote bot URL on one of the hosts it
-  names. Agent options that name a server file (``bid_genome``, ``bid_net``, ``value``, ``net``) are
+- a seat or hint agent is a registered agent, ``champion:NAME`` (a champion that the
+  populations folder's ``manifest.toml`` marks playable, ``evolve.agents.genomes.manifest``,
+  or any champion of a folder without one: chosen by name, never by a client's path) or,
+  only when the server allows it, a remote bot URL on one of the hosts it names. Agent
+  options that name a server file (``bid_genome``, ``bid_net``, ``value``, ``net``) are
   refused; nested seat strings (``rollout=(...)``, ``champion:NAME@seat``) are checked
   the same way;
 - a search agent's budget per decision is at most ``max_iterations`` playouts (and as many
@@ -23,7 +24,6 @@ Every refusal is an ``ApiError`` whose message names the limit and its server op
 
 from __future__ import annotations
 
-import glob
 import json
 import math
 import re
@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from evolve.agents.bidding.bidders import BIDDER_OPTIONS
+from evolve.agents.genomes.manifest import MANIFEST, load_manifest, playable_champions
 from evolve.agents.registry import AGENTS, split_top
 from evolve.core.errors import UsageError
 from evolve.games.options import resolve_options
@@ -157,22 +158,32 @@ class Limits:
 
 
 def champions(root: str | Path) -> dict[str, Path]:
-    """The champions a client may name: ``{folder name: champion.npz}`` for every
-    ``root/*/champion.npz``."""
-    return {Path(p).parent.name: Path(p) for p in sorted(glob.glob(str(Path(root) / "*" / "champion.npz")))}
+    """The champions a client may name: ``{name: champion.npz}`` for each champion that
+    ``root/manifest.toml`` marks playable (without a manifest, every ``root/*/champion.npz``;
+    a UsageError naming the manifest when it is invalid or a playable folder has no
+    champion)."""
+    return playable_champions(root)
 
 
 def champion_listing(root: str | Path) -> list[dict]:
-    """The champions as ``/api/agents`` lists them: seat (``champion:NAME``), game, kind, name."""
+    """The champions as ``/api/agents`` lists them: seat (``champion:NAME``), game, kind,
+    name and what it is (from the manifest; without one, game and kind from each
+    ``champion.json`` and no ``what``)."""
+    root = Path(root)
+    found = champions(root)
+    if (root / MANIFEST).is_file():
+        entries = load_manifest(root)
+        return [{"seat": f"champion:{name}", "game": entries[name].game, "kind": entries[name].kind, "name": name,
+                 "what": entries[name].what} for name in found]
     out = []
-    for name, path in champions(root).items():
+    for name, path in found.items():
         try:
             meta = json.loads(path.with_suffix(".json").read_text())
         except (OSError, ValueError):
             meta = {}
         meta = meta if isinstance(meta, dict) else {}
         out.append({"seat": f"champion:{name}", "game": meta.get("game", ""), "kind": meta.get("kind", "network"),
-                    "name": name})
+                    "name": name, "what": ""})
     return out
 
 
@@ -182,6 +193,10 @@ class Policy:
     def __init__(self, populations: str | Path, limits: Limits):
         self.populations = Path(populations)
         self.limits = limits
+        # the manifest is read once: a bad one fails when the server starts, and a champion
+        # offered by GET /api/agents is the one a table seats
+        self.champions = champions(self.populations)
+        self.listing = champion_listing(self.populations)
 
     def refuse(self, what: str, limit: str, status: int = 400) -> ApiError:
         """The error for ``what`` going past the limit field ``limit`` (named with its option)."""
@@ -288,11 +303,12 @@ class Policy:
 
     def _champion(self, rest: str, game: Game, depth: int) -> str:
         name, at, pair = rest.partition("@")
-        found = champions(self.populations)
+        found = self.champions
         if name.strip() not in found:
             valid = ", ".join(found) or "none"
+            which = ", among those its manifest marks playable" if (self.populations / MANIFEST).is_file() else ""
             raise ApiError(400, f"unknown champion {name.strip()[:200]!r}: a champion is named by its folder in "
-                                f"this server's populations folder; valid: {valid}")
+                                f"this server's populations folder{which}; valid: {valid}")
         if at and ":" in pair:     # a card-play seat string for an evolved bidder
             pair = self._server_seat(pair, game, depth + 1)
         elif at:                   # a bidder, perhaps with options (search,bid_iterations=400)

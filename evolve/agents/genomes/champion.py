@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from evolve.agents.genomes.evolvable import NetworkAgent, ParametricAgent
-from evolve.agents.network.architecture import Architecture
+from evolve.agents.network.architecture import Architecture, encoding_refusal
 from evolve.agents.registry import AgentSpec, register_resolver
 from evolve.core.errors import UsageError
 from evolve.core.files import npz_json_paths, read_npz, write_npz_json
@@ -83,6 +83,12 @@ def load_champion(path: str | Path) -> Champion:
 def _network(meta: dict, meta_path: Path) -> NetworkAgent:
     try:
         a = meta["architecture"]
+        refusal = encoding_refusal(a["encoding"])
+    except (KeyError, TypeError) as e:
+        raise UsageError(f"{meta_path}: invalid champion metadata ({e.__class__.__name__}: {e})") from None
+    if refusal:         # an unknown encoding, or one that was removed (``REMOVED_ENCODINGS``)
+        raise UsageError(f"{meta_path}: {refusal}")
+    try:
         arch = Architecture(a["game"], a["encoding"], int(a["n_in"]), int(a["n_h1"]), int(a["n_h2"]), int(a["n_out"]),
                             bool(a["bias"]), bool(a.get("direct", False)), str(a.get("layer2", "float32")),
                             str(a.get("suits", "as_dealt")))

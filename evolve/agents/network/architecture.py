@@ -14,9 +14,7 @@ import numpy as np
 
 from evolve.agents.network.direct import DIRECT_FEATURES
 from evolve.agents.network.play import (
-    CONTEXT_INPUTS,
     ENC_CARD,
-    ENC_CONTEXT,
     ENC_HAND,
     ENC_SEAT,
     H1_BITS,
@@ -30,7 +28,6 @@ from evolve.agents.network.play import (
     KMAX,
     LANES,
     NET_CARD,
-    NET_CONTEXT,
     NET_HAND,
     NET_SEAT,
     SEAT_INPUTS,
@@ -54,19 +51,29 @@ PACK_BLOCK = 8  # networks packed per pass (see Architecture.pack_many)
 # ordered up), so at most 3 n_cards + 2 <= 158 active, 316 in an update, and
 # 316 x 2**22 < 2**31 (2**23 would allow only 255; 22 bits still resolve 2.4e-7). The
 # scale is 2**-bits, one bit coarser for every doubling of the largest |W1| above 1
-# (genomes are clamped to [-1, 1] by default). The deal's context adds at most 50 active
-# 0/1 inputs (maker, alone, 4 x 6 tricks, 4 x 6 bids): 208 active, 416 in an update,
-# 416 x 2**22 < 2**31. A start from the base sum (``base_sums``: 3 n_cards rows) adds at
-# most n_cards + 2 rows and the context's 50 before it removes any: 260 x 2**22 < 2**31.
+# (genomes are clamped to [-1, 1] by default). A start from the base sum (``base_sums``:
+# 3 n_cards rows) adds at most n_cards + 2 rows before it removes any: 210 x 2**22 < 2**31.
 # (The int32 sums wrap, so even a sum that left the range on the way would end exact.)
-W1_BITS = {"card": 24, "hand": 21, "seat": 22, "seat_context": 22}
+W1_BITS = {"card": 24, "hand": 21, "seat": 22}
 
-ENCODINGS = ("card", "hand", "seat", "seat_context")
+ENCODINGS = ("card", "hand", "seat")
+# encodings that were removed, and the version that removed them (``encoding_refusal``)
+REMOVED_ENCODINGS = {"seat_context": "0.2.0"}
 LAYER2 = ("float32", "int16")   # number formats of the second layer's weights
 SUITS = ("as_dealt", "trump_first")   # how the network numbers the suits (``evolve.agents.network.play``)
-CARD_BASED = ("card", "seat", "seat_context")   # one output per card of the deck
-KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT, "seat_context": NET_CONTEXT}  # card-play kinds
-HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT, "seat_context": ENC_CONTEXT}  # slot 0
+CARD_BASED = ("card", "seat")   # one output per card of the deck
+KINDS = {"card": NET_CARD, "hand": NET_HAND, "seat": NET_SEAT}  # card-play kinds
+HEADER_ENCODINGS = {"card": ENC_CARD, "hand": ENC_HAND, "seat": ENC_SEAT}  # slot 0
+
+
+def encoding_refusal(encoding) -> str | None:
+    """Why ``encoding`` names no network encoding (one line), or None when it does."""
+    if encoding in ENCODINGS:
+        return None
+    expected = f"expected {', '.join(ENCODINGS[:-1])} or {ENCODINGS[-1]}"
+    if isinstance(encoding, str) and encoding in REMOVED_ENCODINGS:
+        return f"encoding {encoding!r} was removed in version {REMOVED_ENCODINGS[encoding]}; {expected}"
+    return f"unknown encoding {encoding!r}; {expected}"
 
 
 def encoding_sizes(game, encoding: str) -> tuple[int, int]:
@@ -81,9 +88,7 @@ def encoding_sizes(game, encoding: str) -> tuple[int, int]:
         return per * (h + 3 + 4 * (info.n_tricks - 1)) + trump, h
     if encoding == "seat":
         return SEAT_INPUTS * info.n_cards + trump, info.n_cards
-    if encoding == "seat_context":
-        return SEAT_INPUTS * info.n_cards + CONTEXT_INPUTS + trump, info.n_cards
-    raise ValueError(f"unknown encoding {encoding!r}; valid: {', '.join(ENCODINGS)}")
+    raise ValueError(encoding_refusal(encoding))
 
 
 def default_hidden(n_in: int, n_out: int) -> int:
@@ -195,6 +200,23 @@ def base_sums(q1: np.ndarray, n_cards: int) -> np.ndarray:
     return may.sum(axis=(-3, -2), dtype=np.int64).astype(np.int32)    # int32 wraps as the kernel's sums do
 
 
+def without_base(params: np.ndarray) -> np.ndarray:
+    """A packed network (``Architecture.pack``) without its base sum: the header's
+    ``H_BASE`` slot zeroed and the vector cut where the base sum starts. The base sum is
+    computed from W1 (``base_sums``), so what is left still fixes every card the network
+    plays, and it is the vector ``pack`` gave before networks carried a base sum: the
+    digests of the search-level study (``evolve.evaluate.levels.seat_fingerprints``)
+    cover it, so a level played before the base sum was added is still recognised."""
+    params = np.asarray(params, np.float64)
+    base = int(params[H_BASE]) if params.size > HEADER else 0
+    if base <= 0:
+        return params
+    out = params[:HEADER + (base + 1) // 2].copy()
+    out[H_BASE] = 0
+    out[HEADER:].view(np.uint32)[base:] = 0      # the half word the base sum shared with the last weight
+    return out
+
+
 def quantize_w2(w2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """W2 [..., n_h1, n_h2] as int16 fixed point and its scale (W2 ~ q * scale), one
     power of 2 per matrix: as fine as int16 holds the largest |weight| and as no column's
@@ -256,6 +278,9 @@ class Architecture:
     suits: str = "as_dealt"  # or "trump_first": the suits renumbered so that trump comes first
 
     def __post_init__(self):
+        refusal = encoding_refusal(self.encoding)
+        if refusal:
+            raise ValueError(refusal)
         if self.layer2 not in LAYER2:
             raise ValueError(f"unknown layer2 {self.layer2!r}; valid: {', '.join(LAYER2)}")
         if self.suits not in SUITS:
@@ -398,9 +423,9 @@ class Architecture:
 
     @property
     def has_base(self) -> bool:
-        """Seat encodings carry a base sum (``base_sums``): a seat's first decision of a deal
+        """The seat encoding carries a base sum (``base_sums``): a seat's first decision of a deal
         starts from it, adding and removing fewer rows than it would from zero."""
-        return self.encoding in ("seat", "seat_context")
+        return self.encoding == "seat"
 
     def to_json(self) -> dict:
         out = {"game": self.game, "encoding": self.encoding, "n_in": self.n_in, "n_h1": self.n_h1,

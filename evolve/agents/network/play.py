@@ -51,12 +51,6 @@ one-hot of the trump mode):
   by the dealer; the rows the search agents sample deals from). The Euchre upcard ordered
   up is both seen and possibly the dealer's; every other card sets one of the first five
   inputs or up to three may-hold inputs. One output per card, as card-based.
-- seat-based with the deal's context (``"seat_context"``): the seat-based inputs, then
-  ``CONTEXT_INPUTS`` more from the public state of the deal, relative to the deciding
-  seat (``_context_mask``): which offset fixed trump (the Euchre maker, the Jass
-  declarer), the maker goes alone, and for each offset the tricks it has taken and its
-  Spades bid, each as "at least j" for j = 1..``CONTEXT_CAP``. The seat encoding cannot
-  tell a Euchre maker from a defender, nor how many tricks each side still needs.
 
 Only the deciding seat's hand and the public state are read.
 
@@ -117,31 +111,23 @@ from evolve.games.bits import ONE, ZERO, bit, count, has, lowest
 from evolve.games.knowledge import may_hold, turned_up_card
 from evolve.games.rules import P_HAND, P_N_CARDS, P_N_MODES, P_N_RANKS
 from evolve.games.state import (
-    ALONE,
-    BIDS,
     HISTORY,
     HISTORY_STRIDE,
-    MAKER,
     N_ACTIVE,
     NPLAYED,
     PLAYED_BY,
     TRICK,
     TRICK_CARDS,
     TRICK_SEATS,
-    TRICKS_WON,
 )
 
 NET_CARD = 1  # card-play kinds (see evolve.agents.dispatch.NETWORK_KINDS)
 NET_HAND = 2
-NET_SEAT = 3
-NET_CONTEXT = 4
+NET_SEAT = 3     # kind 4 and header encoding 3 were the "seat_context" encoding's (removed in 0.2.0)
 ENC_CARD = 0
 ENC_HAND = 1
 ENC_SEAT = 2
-ENC_CONTEXT = 3
 SEAT_INPUTS = 8  # seat-based inputs per card (see _seat_masks)
-CONTEXT_CAP = 6  # tricks taken and bids are counted up to this many (see _context_mask)
-CONTEXT_INPUTS = 5 + 8 * CONTEXT_CAP
 HEADER = 16     # a multiple of 8: the weights stay 64-byte aligned
 H_W1_SCALE = 5  # header slots
 H_W1_ID = 6
@@ -168,7 +154,7 @@ START_BASE = 2    # or from the network's base sum (H_BASE)
 R_MAGIC = 0
 R_ID = 1        # w1_id of the network that wrote the record
 R_KIND = 2
-R_STATE = 4     # card: hand, trick, seen masks, mode; seat: its 8 masks, mode, context mask; hand: see _first_layer
+R_STATE = 4     # card: hand, trick, seen masks, mode; seat: its 8 masks, mode; hand: see _first_layer
 MAGIC = 0x6E657477_6F726B31  # "network1"
 
 
@@ -388,34 +374,13 @@ def _seat_masks(rules, seat, mode, hand, pub):
 
 
 @njit(cache=True, inline="always")
-def _context_mask(seat, pub):
-    """The deal's public context relative to ``seat`` as bits (``"seat_context"``): bit
-    o < 4, offset o fixed trump; bit 4, the maker goes alone; bit 5 + ``CONTEXT_CAP`` o +
-    j - 1, offset o has taken at least j tricks; bit 5 + ``CONTEXT_CAP`` (4 + o) + j - 1,
-    offset o bid at least j (Spades). Only public slots of ``pub`` are read."""
-    m = ZERO
-    if pub[MAKER] >= 0:
-        m |= bit((pub[MAKER] - seat) & 3)
-    if pub[ALONE] == 1:
-        m |= bit(4)
-    for o in range(4):
-        s = (seat + o) & 3
-        for j in range(min(pub[TRICKS_WON + s], CONTEXT_CAP)):
-            m |= bit(5 + CONTEXT_CAP * o + j)
-        for j in range(min(pub[BIDS + s], CONTEXT_CAP)):
-            m |= bit(5 + CONTEXT_CAP * (4 + o) + j)
-    return m
-
-
-@njit(cache=True, inline="always")
-def _mask_rows(rows, vals, n, m, stride, k, sign):
-    """Rows ``stride * b + k`` of the bits b set in mask ``m`` (each times ``sign``): the
-    seat-based input k of each card (``stride`` = ``SEAT_INPUTS``), or the context input
-    b (``stride`` 1, ``k`` its first row)."""
+def _mask_rows(rows, vals, n, m, k, sign):
+    """Rows ``SEAT_INPUTS * c + k`` of the cards c set in mask ``m`` (each times ``sign``):
+    the seat-based input k of each card."""
     while m != ZERO:
-        b = lowest(m)
+        c = lowest(m)
         m &= m - ONE
-        n = _add_row(rows, vals, n, stride * b + k, sign)
+        n = _add_row(rows, vals, n, SEAT_INPUTS * c + k, sign)
     return n
 
 
@@ -427,7 +392,7 @@ def _seat_diff(rows, vals, n, i64, st, masks, sign):
     for k in range(SEAT_INPUTS):
         new = masks[k]
         old = np.uint64(i64[st + k]) if st >= 0 else ZERO
-        n = _mask_rows(rows, vals, n, new & ~old if sign > 0 else old & ~new, SEAT_INPUTS, k, sign)
+        n = _mask_rows(rows, vals, n, new & ~old if sign > 0 else old & ~new, k, sign)
     return n
 
 
@@ -498,7 +463,7 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
     # with trump first, every trump suit is the first one's mode input
     seen_mode = mode if order < 0 or mode >= 4 else (order >> (2 * mode)) & 3
     trump_row = n_in - n_modes + seen_mode
-    seat_based = kind == NET_SEAT or kind == NET_CONTEXT
+    seat_based = kind == NET_SEAT
     old_trump = n_in - n_modes + i64[st + (2 if kind == NET_HAND else SEAT_INPUTS if seat_based else 3)]
     n = 0
     if seat_based:
@@ -506,11 +471,8 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
         masks = (_renumbered(hand, order, n_ranks), _renumbered(t1, order, n_ranks), _renumbered(t2, order, n_ranks),
                  _renumbered(t3, order, n_ranks), _renumbered(seen, order, n_ranks), _renumbered(m1, order, n_ranks),
                  _renumbered(m2, order, n_ranks), _renumbered(m3, order, n_ranks))
-        context = _context_mask(seat, pub) if kind == NET_CONTEXT else ZERO
-        base = SEAT_INPUTS * rules[P_N_CARDS]
-        old_context = np.uint64(i64[st + SEAT_INPUTS + 1])
-        full = (1 if n_modes > 1 else 0) + count(context)
-        changed = count(context ^ old_context) if valid else 0
+        full = 1 if n_modes > 1 else 0
+        changed = 0
         for k in range(SEAT_INPUTS):
             full += count(masks[k])
             if valid:
@@ -518,7 +480,7 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
         deck = (ONE << np.uint64(rules[P_N_CARDS])) - ONE
         from_base = full                      # without a base sum it is never the shorter start
         if base_ok:
-            from_base = (1 if n_modes > 1 else 0) + count(context)
+            from_base = 1 if n_modes > 1 else 0
             for k in range(SEAT_INPUTS):
                 from_base += count(masks[k] ^ _base_mask(k, deck))
         start = START_RECORD
@@ -527,25 +489,20 @@ def _first_layer(kind, n_in, rules, seat, mode, hand, pub, i64, rec64, rows, val
             if start == START_BASE:           # diff against the base's inputs, as against a record
                 for k in range(SEAT_INPUTS):
                     i64[st + k] = np.int64(_base_mask(k, deck))
-                old_context = ZERO
         if start != START_ZERO:
             n = _seat_diff(rows, vals, n, i64, st, masks, 1)
-            n = _mask_rows(rows, vals, n, context & ~old_context, 1, base, 1)
             n = _seat_diff(rows, vals, n, i64, st, masks, -1)
-            n = _mask_rows(rows, vals, n, old_context & ~context, 1, base, -1)
             if n_modes > 1 and (start == START_BASE or old_trump != trump_row):
                 n = _add_row(rows, vals, n, trump_row, 1)
                 if start == START_RECORD:
                     n = _add_row(rows, vals, n, old_trump, -1)
         else:
             n = _seat_diff(rows, vals, 0, i64, -1, masks, 1)
-            n = _mask_rows(rows, vals, n, context, 1, base, 1)
             if n_modes > 1:
                 n = _add_row(rows, vals, n, trump_row, 1)
         for k in range(SEAT_INPUTS):
             i64[st + k] = np.int64(masks[k])
         i64[st + SEAT_INPUTS] = seen_mode
-        i64[st + SEAT_INPUTS + 1] = np.int64(context)
         return n, start
     if kind == NET_CARD:
         trick, seen = _card_masks(rules, hand, pub)

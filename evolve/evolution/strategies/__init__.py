@@ -5,7 +5,11 @@ the study's GA (``ga``: DEAP operators on the population), CMA-ES (``cma``: DEAP
 Every strategy works in the runner's unit coordinates and has the same small interface, so
 the run loop (``evolve.evolution.runner``) has one path for all of them:
 
-- ``Strategy(evolution)`` from the config's ``[evolution]`` table;
+- ``PARAMS``: its own settings, the keys of its table ``[evolution.<name>]`` in an
+  experiment file (as evosax gives each strategy its parameter object), with their
+  defaults and descriptions; the config schema takes them from here;
+- ``Strategy(evolution)`` from the config's ``[evolution]`` table (its own settings in
+  ``evolution[name]``);
 - ``first(population, seed)``: the generation-0 population to evaluate, given the initial
   one (a search distribution centres on its first member and samples around it);
 - ``rate(generation)``: the GA's mutation rate (0 for the others), for the logbook;
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from evolve.core.schema import Key, non_negative, positive, unit_interval
 from evolve.evolution.strategies import cma, es
 from evolve.evolution.strategies.ga import make_toolbox, mutation_rate, next_generation
 
@@ -31,24 +36,42 @@ class GA:
     annealed (or Gaussian) mutation; no state beyond the population."""
 
     name = "ga"
+    PARAMS = {
+        "mutation_start": Key((float, int), 0.8, "a number in [0, 1]", unit_interval,
+            doc=("The mutation rate m in generation 0: each member mutates with probability m, and a mutating "
+                 "member changes each weight with probability m / 2.")),
+        "mutation_end": Key((float, int), 0.2, "a number in [0, 1]", unit_interval,
+            doc=("The mutation rate m from generation `generations - 1` on; it falls along a straight line from "
+                 "`mutation_start`.")),
+        "mutation_operator": Key(
+            (str,), "reset", "reset (a weight is redrawn from U(-1, 1), the study) or gaussian",
+            lambda s: s in ("reset", "gaussian"),
+            doc=("How a mutated weight changes: `reset` redraws it from U(-1, 1) (the Spades thesis's operator), "
+                 "`gaussian` adds N(0, `mutation_sigma`) and clamps it to [-1, 1].")),
+        "mutation_sigma": Key((float, int), 0.1, "a positive number (sd of gaussian mutation)", positive,
+            doc="Standard deviation, in unit coordinates, of `mutation_operator = \"gaussian\"`."),
+        "selection": Key(
+            (float, int), 0.5, "a fraction in (0, 1) of the population kept as parents", lambda x: 0 < x < 1,
+            doc=("The share of the population kept as parents (truncation to the best, at least two); the "
+                 "children of uniform recombination fill the rest, and every member of the new generation may "
+                 "mutate, as in the Spades thesis.")),
+    }
 
     def __init__(self, evolution: dict):
         self.evolution = evolution
-        self.toolbox = make_toolbox(evolution["selection"], evolution["mutation_operator"],
-                                    evolution["mutation_sigma"])
+        self.params = ga = evolution["ga"]
+        self.toolbox = make_toolbox(ga["selection"], ga["mutation_operator"], ga["mutation_sigma"])
 
     def first(self, population: np.ndarray, seed: int) -> np.ndarray:
         return population
 
     def rate(self, generation: int) -> float:
-        ev = self.evolution
-        return mutation_rate(generation, ev["generations"], ev["mutation_start"], ev["mutation_end"],
-                             ev["mutation_schedule"])
+        return mutation_rate(generation, self.evolution["generations"], self.params["mutation_start"],
+                             self.params["mutation_end"])
 
     def next(self, population, fitness, seed: int, generation: int, rng: np.random.Generator):
-        ev = self.evolution
-        return next_generation(population, fitness, self.rate(generation), self.toolbox, rng, ev["selection"],
-                               ev["mutate_parents"]), {}
+        return next_generation(population, fitness, self.rate(generation), self.toolbox, rng,
+                               self.params["selection"]), {}
 
     def mean(self) -> np.ndarray | None:
         return None
@@ -104,6 +127,10 @@ class CMA(SearchDistribution):
 
     name = "cma"
     module = cma
+    PARAMS = {
+        "sigma": Key((float, int), 0.3, "a positive number (CMA-ES initial step size in unit coordinates)", positive,
+            doc="The initial step size, in unit coordinates."),
+    }
 
 
 class ES(SearchDistribution):
@@ -111,6 +138,15 @@ class ES(SearchDistribution):
 
     name = "es"
     module = es
+    PARAMS = {
+        "sigma": Key((float, int), 0.01, "a positive number (sd of the perturbations in unit coordinates)", positive,
+            doc=("Standard deviation of the mirrored perturbations around the mean (mean + sigma x eps and "
+                 "mean - sigma x eps), in unit coordinates.")),
+        "learning_rate": Key((float, int), 0.001, "a positive number (Adam step size of the mean)", positive,
+            doc="Adam's step size for the mean."),
+        "weight_decay": Key((float, int), 0.0, "a non-negative number (L2 weight decay of the mean)", non_negative,
+            doc="L2 weight decay on the mean (0: none)."),
+    }
 
 
 STRATEGIES = {s.name: s for s in (GA, CMA, ES)}

@@ -36,8 +36,8 @@ def new_strategy(centroid: np.ndarray, sigma: float, lambda_: int) -> cma.Strate
 
 
 def from_config(centroid: np.ndarray, lambda_: int, evolution: dict) -> cma.Strategy:
-    """A fresh strategy around ``centroid`` from the ``[evolution]`` table (``cma_sigma``)."""
-    return new_strategy(centroid, evolution["cma_sigma"], lambda_)
+    """A fresh strategy around ``centroid`` from the ``[evolution]`` table (``[evolution.cma] sigma``)."""
+    return new_strategy(centroid, evolution["cma"]["sigma"], lambda_)
 
 
 def sample(strategy: cma.Strategy, seed: int, generation: int) -> np.ndarray:

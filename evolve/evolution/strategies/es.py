@@ -7,7 +7,7 @@ time per sample (CMA-ES needs an n² covariance, and separable CMA's diagonal ad
 slowly at these population sizes), and because each of its variance reductions is a
 plain, testable step:
 
-- *antithetic sampling* (``es_antithetic``): members come in mirrored pairs centroid ± sigma·eps, so
+- *antithetic sampling*: members come in mirrored pairs centroid ± sigma·eps, so
   the luck that both halves share cancels in the gradient;
 - *rank-based fitness shaping*: fitnesses are replaced by their centered ranks in
   [-0.5, 0.5], so the step does not depend on the scale of the fitness or on outliers;
@@ -15,7 +15,7 @@ plain, testable step:
   plays the same deals, seats and agent random streams.
 
 The centroid moves by Adam (Kingma and Ba) on the shaped gradient, with step size
-``es_learning_rate`` and optional L2 weight decay ``es_weight_decay`` (as in Salimans et
+``[evolution.es] learning_rate`` and optional L2 weight decay ``weight_decay`` (as in Salimans et
 al.), and stays inside the unit box. Generation g's noise comes from
 ``(seed, g)``; the state (centroid, Adam moments, step count) is saved as plain arrays in
 the checkpoint, so a run resumes bit for bit. The interface is the one of
@@ -43,7 +43,7 @@ class EsStrategy:
     sigma: float
     learning_rate: float
     lambda_: int
-    antithetic: bool
+    antithetic: bool      # always true (mirrored pairs); kept in the checkpoint's layout
     m: np.ndarray
     v: np.ndarray
     t: int = 0
@@ -57,23 +57,21 @@ class EsStrategy:
 
 
 def from_config(centroid: np.ndarray, lambda_: int, evolution: dict) -> EsStrategy:
-    """A fresh strategy around ``centroid`` (unit coordinates) from the ``[evolution]`` table."""
+    """A fresh strategy around ``centroid`` (unit coordinates) from the ``[evolution]`` table
+    (its ``[evolution.es]`` settings)."""
     centroid = np.clip(np.asarray(centroid, np.float64), -1.0, 1.0).copy()
-    return EsStrategy(centroid, float(evolution["es_sigma"]), float(evolution["es_learning_rate"]), int(lambda_),
-                      bool(evolution["es_antithetic"]), np.zeros_like(centroid), np.zeros_like(centroid), 0,
-                      float(evolution.get("es_weight_decay", 0.0)))
+    params = evolution["es"]
+    return EsStrategy(centroid, float(params["sigma"]), float(params["learning_rate"]), int(lambda_), True,
+                      np.zeros_like(centroid), np.zeros_like(centroid), 0, float(params["weight_decay"]))
 
 
 def sample(strategy: EsStrategy, seed: int, generation: int) -> np.ndarray:
     """The ``lambda_`` members of ``generation`` [lambda_, dim] (unit coordinates, unclamped):
-    with antithetic sampling the first half is centroid + sigma·eps and the second half the
-    mirror image centroid - sigma·eps."""
+    the first half is centroid + sigma·eps and the second half the mirror image
+    centroid - sigma·eps."""
     rng = np.random.default_rng([seed, generation, 4])
-    n = strategy.lambda_ // 2 if strategy.antithetic else strategy.lambda_
-    eps = rng.standard_normal((n, strategy.centroid.size))
-    if strategy.antithetic:
-        eps = np.concatenate([eps, -eps])
-    return strategy.centroid + strategy.sigma * eps
+    eps = rng.standard_normal((strategy.lambda_ // 2, strategy.centroid.size))
+    return strategy.centroid + strategy.sigma * np.concatenate([eps, -eps])
 
 
 def centered_ranks(fitness: np.ndarray) -> np.ndarray:
@@ -88,11 +86,9 @@ def gradient(strategy: EsStrategy, samples: np.ndarray, fitness: np.ndarray) -> 
     """The shaped estimate of the gradient of the expected fitness at the centroid."""
     shaped = centered_ranks(np.where(np.isfinite(fitness), fitness, -1e300))
     eps = (np.asarray(samples, np.float64) - strategy.centroid) / strategy.sigma
-    if strategy.antithetic:
-        half = len(shaped) // 2
-        # each pair's shared noise enters once, weighted by the difference of its mirrored halves
-        return (shaped[:half] - shaped[half:2 * half]) @ eps[:half] / (2 * half * strategy.sigma)
-    return (shaped - shaped.mean()) @ eps / (len(shaped) * strategy.sigma)
+    half = len(shaped) // 2
+    # each pair's shared noise enters once, weighted by the difference of its mirrored halves
+    return (shaped[:half] - shaped[half:2 * half]) @ eps[:half] / (2 * half * strategy.sigma)
 
 
 def update(strategy: EsStrategy, samples: np.ndarray, fitness: np.ndarray) -> None:

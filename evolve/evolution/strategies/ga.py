@@ -117,20 +117,18 @@ def truncation(fitness: np.ndarray, fraction: float) -> np.ndarray:
     return order[:k]
 
 
-def mutation_rate(generation: int, span: int, start: float = 0.8, end: float = 0.2, schedule: str = "linear") -> float:
-    """Annealed mutation rate m: from ``start`` to ``end`` over ``span`` generations, then
-    ``end`` (linear by default, or exponential)."""
+def mutation_rate(generation: int, span: int, start: float = 0.8, end: float = 0.2) -> float:
+    """Annealed mutation rate m: from ``start`` to ``end`` along a straight line over
+    ``span`` generations, then ``end``."""
     x = min(1.0, generation / max(1, span - 1))
-    if schedule == "exponential" and start > 0 and end > 0:
-        return float(start * (end / start) ** x)
     return float(start + (end - start) * x)
 
 
 def next_generation(population: np.ndarray, fitness: np.ndarray, rate: float, toolbox: base.Toolbox,
-                    rng: np.random.Generator, fraction: float = 0.5, mutate_parents: bool = True) -> np.ndarray:
+                    rng: np.random.Generator, fraction: float = 0.5) -> np.ndarray:
     """Truncation to the best ``fraction``; each parent recombines with another random
-    parent into one child until the population is full; then every member (parents
-    included, unless ``mutate_parents`` is false) may mutate."""
+    parent into one child until the population is full; then every member, parents
+    included (the Spades thesis's Section 2.4), may mutate."""
     size = population.shape[0]
     chosen = toolbox.select(fitness)
     n_parents = len(chosen)
@@ -140,7 +138,7 @@ def next_generation(population: np.ndarray, fitness: np.ndarray, rate: float, to
         a = i % n_parents
         b = (a + 1 + rng.integers(n_parents - 1)) % n_parents
         toolbox.mate(nxt[a], nxt[b], rng, out=nxt[n_parents + i])
-    for i in range(0 if mutate_parents else n_parents, size):
+    for i in range(size):
         toolbox.mutate(nxt[i], rate, rng, out=nxt[i])
     return nxt
 
