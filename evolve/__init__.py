@@ -8,6 +8,7 @@ layer lives: ``docs/explanation/architecture.md``.
 """
 
 from evolve.core import numba_cache as _numba_cache
+from evolve.core.lazy import lazy_exports as _lazy_exports
 from evolve.core.version import __version__
 
 _numba_cache.configure()     # before any kernel is defined: every evolve module imports this package first
@@ -25,16 +26,4 @@ _EXPORTS = {
 __all__ = ["GAMES", "Agent", "Observation", "PlayResult", "agent", "make_game", "play", "__version__"]
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'evolve' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = _lazy_exports("evolve", _EXPORTS, globals())

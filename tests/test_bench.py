@@ -107,6 +107,26 @@ def test_engine_table_in_process(capsys):
     assert "euchre" in out and "1-core kernel/s" in out
 
 
+def test_env_times_every_environment_and_the_openspiel_peers(capsys):
+    """A tiny run of ``evolve.bench env`` on Euchre: every figure is there, the peers play
+    OpenSpiel's rules, and the ratios are the figures' quotients."""
+    pytest.importorskip("shimmy")
+    code = bench.main(["env", "--games", "euchre", "--tables", "32", "--seconds", "0.05", "--repeats", "1", "--json"])
+    assert code == 0
+    res = json.loads(capsys.readouterr().out)
+    g = res["games"]["euchre"]
+    assert g["options"] == {"stick_the_dealer": True, "discard_upcard": False} and g["peer_rules"]
+    rates = {k: g[k]["decisions_per_s"] for k in ("aec", "gym", "batch_self_play", "batch_vs_random", "shimmy",
+                                                    "openspiel")}
+    assert all(r > 0 for r in rates.values())
+    assert g["ratios"]["batch_over_shimmy"] == pytest.approx(rates["batch_self_play"] / rates["shimmy"])
+    assert g["ratios"]["aec_over_shimmy"] == pytest.approx(rates["aec"] / rates["shimmy"])
+    assert [t["pass"] for t in g["thresholds"]] == [rates["batch_self_play"] >= 2e6,
+                                                    rates["batch_self_play"] / rates["shimmy"] >= 100]
+    text = bench.format_env(res)
+    assert "batched/Shimmy" in text and "euchre: stick_the_dealer=True, discard_upcard=False" in text
+
+
 @pytest.mark.parametrize(
     "args, needle",
     [
@@ -117,6 +137,8 @@ def test_engine_table_in_process(capsys):
         (["engine", "--nope"], "'--nope'"),
         (["networks", "--encodings", "card,deep"], "'deep'"),
         (["networks", "--layer2", "int8"], "'int8'"),
+        (["env", "--tables", "0"], "'0'"),
+        (["env", "--games", "sueca,poker"], "'poker'"),
     ],
 )
 def test_bad_arguments_exit_2(args, needle, capsys):

@@ -4,8 +4,8 @@ the rules loads no agent.
 
 Layers, lowest first (``docs/explanation/architecture.md``)::
 
-    core <- games <- engine <- agents <- runtime <- learn, evaluate <- evolution
-         <- interop, server <- bench, commands (evolve/<command>.py)
+    core <- games <- engine <- agents <- runtime <- learn, evaluate, env <- evolution
+         <- interop, server <- bench, reproduce, manual, commands (evolve/<command>.py)
 
 The public façade ``evolve/__init__.py`` is lazy: it imports nothing above ``core`` until
 an attribute is used, and no module of the package imports it (they import the module
@@ -31,6 +31,7 @@ LAYERS = {
     "runtime": 4,
     "learn": 5,
     "evaluate": 5,
+    "env": 5,
     "evolution": 6,
     "interop": 7,
     "server": 7,

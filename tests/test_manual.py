@@ -94,7 +94,8 @@ def test_a_changed_page_is_stale(made, tmp_path):
 
 
 def test_pages_start_with_the_generated_comment(made):
-    assert set(made) == {"config.md", "cli.md", "agents.md", "game-options.md", "experiments.md", "server-api.md"}
+    assert set(made) == {"config.md", "cli.md", "agents.md", "game-options.md", "experiments.md", "server-api.md",
+                         "environments.md"}
     for body in made.values():
         first, title, _, intro = body.split("\n")[:4]
         assert first == ref.GENERATED and title.startswith("# ") and intro
@@ -235,3 +236,13 @@ def test_first_sentence():
     assert ref.first_sentence("A (b. C) d. E f.") == "A (b. C) d."
     assert ref.first_sentence("Uses `x. Y` here, e.g. Spades. 1. Next") == "Uses `x. Y` here, e.g. Spades."
     assert ref.first_sentence("no end") == "no end"
+
+
+def test_every_game_is_on_the_environments_page(made):
+    from evolve.env.spaces import action_space_size, observation_size
+    from evolve.games.registry import GAMES
+
+    page = made["environments.md"]
+    for name in GAMES:
+        text = section(page, f"## {name}")
+        assert "| the defaults | " in text and f"| {action_space_size(name)} | {observation_size(name)} |" in text, name

@@ -310,10 +310,38 @@ def _add_serve(sub) -> None:
     _json_and_run(p, run_serve, format_serve)
 
 
+def run_env(args) -> dict:
+    from evolve.bench.env import bench_env
+
+    return bench_env(args.games, tables=args.tables, seconds=args.seconds, repeats=args.repeats, seed=args.seed,
+                     peers=not args.no_peers)
+
+
+def format_env(res: dict) -> str:
+    from evolve.bench.env import format_env as fmt
+
+    return fmt(res)
+
+
+def _add_env(sub) -> None:
+    from evolve.bench.env import DEFAULT_TABLES
+
+    p = sub.add_parser("env", help="the environments' decisions/s (AEC, Gym, batched) vs Shimmy's OpenSpiel "
+                                   "environment and OpenSpiel's Python loop")
+    p.add_argument("--games", type=_games_arg, default=list(ENGINE_GAMES), help="comma-separated games")
+    p.add_argument("--tables", type=_positive_int, default=DEFAULT_TABLES, help="tables of the batched environment")
+    p.add_argument("--seconds", type=_positive_float, default=1.0, help="target duration of one timing")
+    p.add_argument("--repeats", type=_positive_int, default=3, help="timings per figure; the best is kept")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--no-peers", action="store_true", help="skip Shimmy and OpenSpiel")
+    _json_and_run(p, run_env, format_env)
+
+
 # subcommand name -> function adding its parser
 SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "networks": _add_networks,
                                                  "evolution": _add_evolution, "agents": _add_agents,
-                                                 "decisions": _add_decisions, "serve": _add_serve}
+                                                 "decisions": _add_decisions, "serve": _add_serve,
+                                                 "env": _add_env}
 
 
 def build_parser() -> argparse.ArgumentParser:

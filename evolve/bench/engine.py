@@ -40,6 +40,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np  # noqa: E402
 
+from evolve.games.registry import GAMES
+
 THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _REEXEC_FLAG = "EVOLVE_BENCH_REEXEC"
 
@@ -50,7 +52,7 @@ _ORIGINAL_ENV = {var: os.environ[var] for var in THREAD_VARS if var in os.enviro
 for _var in THREAD_VARS:
     os.environ.setdefault(_var, "1")
 
-ENGINE_GAMES = ("spades", "euchre", "sueca", "jass")
+ENGINE_GAMES = tuple(GAMES)        # every registered game
 SPADES_TARGET_RATE = 1_000_000
 SPADES_TARGET_RATIO = 25.0
 JASS_TARGET_RATIO = 300.0

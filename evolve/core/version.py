@@ -1,3 +1,3 @@
 """The package version (read by ``pyproject.toml`` and by the Numba cache key)."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

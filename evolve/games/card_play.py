@@ -42,6 +42,8 @@ game_setup = policy_hook(
 game_finish = policy_hook("game_finish", "(rules, pub, rec, i)")
 choose_card = policy_hook(
     "choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card from legal")
+# the deal, for the kernels that deal as they go (the lockstep and the environments' kernels)
+deal_cards = policy_hook("deal_cards", "(key, index, rngs, deck, decks, row)")
 
 class DealRecord(NamedTuple):
     """Per-deal output arrays of a batch (row i = deal i). Play-by-play arrays have zero

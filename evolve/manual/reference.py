@@ -591,6 +591,60 @@ def game_options_page() -> str:
     return page("Game options", intro, body)
 
 
+# ------------------------------------------------------------------ environments.md
+
+def _space_variants(name: str, info) -> list[dict]:
+    """Every setting of the game's options that take a choice (or true/false), with the
+    action and observation sizes it gives, one row per distinct pair of sizes."""
+    from itertools import product
+
+    from evolve.core.errors import UsageError
+    from evolve.env.spaces import action_space_size, n_calls, observation_size
+
+    # each option's default first, so a pair of sizes is shown with the fewest changes
+    choices = {key: sorted(opt.choices if opt.choices else (False, True), key=lambda v: v != opt.default)
+               for key, opt in info.options.items() if opt.choices or opt.kind is bool}
+    seen: dict[tuple, dict] = {}
+    for values in product(*choices.values()):
+        options = dict(zip(choices, values))
+        try:
+            sizes = (action_space_size(name, **options), n_calls(name, **options), observation_size(name, **options))
+        except UsageError:
+            continue          # a combination the game refuses
+        seen.setdefault(sizes, options)
+    defaults = {key: opt.default for key, opt in info.options.items()}
+    rows = []
+    for (size, calls, obs), options in seen.items():
+        differ = {k: v for k, v in options.items() if v != defaults.get(k)}
+        rows.append({"options": differ, "A": size, "calls": calls, "D": obs})
+    return sorted(rows, key=lambda r: (len(r["options"]), r["A"], r["D"]))
+
+
+def environments_page() -> str:
+    from evolve.env.spaces import DECISIONS, observation_layout
+    from evolve.games.registry import GAMES
+
+    intro = ("The action space and the observation of every game as an environment (`evolve.env`: the PettingZoo "
+             "AEC environment, the one-seat Gymnasium environment and the batched one share them). An action is "
+             "an index of `Discrete(A)`: below `n_cards` a card id, from `n_cards` on the call `index - n_cards` "
+             "in the engine's call values. An observation is a 0/1 vector of `D` entries written by one Numba "
+             "function from what the deciding seat knows (`evolve.env.spaces`, whose docstring describes each "
+             "segment); the decision segment orders the decisions as "
+             + ", ".join(f"`{d}`" for d in DECISIONS) + ".")
+    body = []
+    for name, info in GAMES.items():
+        variants = _space_variants(name, info)
+        rows = [[", ".join(f"`{k}={toml_value(v)}`" for k, v in r["options"].items()) or "the defaults",
+                 str(r["A"] - r["calls"]), str(r["calls"]), str(r["A"]), str(r["D"])] for r in variants]
+        layout = [[code(seg), str(start), str(size)] for seg, start, size in observation_layout(name) if size]
+        body.append("\n\n".join([
+            f"## {name}",
+            table(["options", "cards", "calls", "A (actions)", "D (observation)"], rows),
+            f"The observation's segments with the default options (`observation_layout(\"{name}\")`):",
+            table(["segment", "start", "size"], layout)]))
+    return page("Environments: actions and observations", intro, body)
+
+
 # ------------------------------------------------------------------ experiments.md
 
 def header_comment(path: Path) -> str:
@@ -702,6 +756,7 @@ PAGES: dict[str, Callable[[], str]] = {
     "game-options.md": game_options_page,
     "experiments.md": experiments_page,
     "server-api.md": server_api_page,
+    "environments.md": environments_page,
 }
 
 

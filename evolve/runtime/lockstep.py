@@ -34,20 +34,15 @@ from evolve.agents.network.play import (
 )
 from evolve.agents.network.simd import GEMM_M
 from evolve.games.bits import N_STREAMS, count
+from evolve.games.card_play import choose_card, deal_cards, game_finish, game_setup  # noqa: F401 (hooks)
 from evolve.games.rules import P_GAME, P_N_CARDS, legal_cards
 from evolve.games.state import PUB_SIZE, reset_pub
-from evolve.games.template import policy_hook, template
+from evolve.games.template import template
 from evolve.games.trick import open_play, play_card_step
 from evolve.runtime.batch import batch_kernel
 
-# supplied by evolve.runtime.batch: the game's phases before and after card play, and the
-# card choice of every agent family the batch seats
-game_setup = policy_hook(
-    "game_setup", "(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i) -> (mode, leader, out)"
-)
-game_finish = policy_hook("game_finish", "(rules, pub, rec, i)")
-choose_card = policy_hook("choose_card", "(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work) -> card")
-deal_cards = policy_hook("deal_cards", "(key, index, rngs, deck, decks, row)")
+# the hooks (game_setup, game_finish, choose_card, deal_cards) are evolve.games.card_play's,
+# bound by evolve.runtime.batch: the game's phases, the deal and the seats' card choices
 
 SLOTS = 128     # deals in play at once: more fill the queues better but spill the caches (measured 64-1024)
 
