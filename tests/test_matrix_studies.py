@@ -15,6 +15,7 @@ from evolve.arena import main as arena_main
 from evolve.core.cli import run
 from evolve.evaluate.matrix import head_to_head, seatings
 from evolve.evaluate.paired import make_decks
+from evolve.evaluate.studies import EARLIER_NAMES, LAYOUTS, load_study
 from evolve.games.registry import make_game
 from evolve.runtime.play import play
 from evolve.studies import main as studies_main
@@ -461,3 +462,12 @@ def test_cost_table_shows_an_agent_as_cheap_as_random_without_failing():
     lines = cost_table(cost, ["highlow", "net"])
     assert lines[-2].startswith("| net | 1.20 | 833,333 | - | 1.0 |")
     assert lines[-1] == "| highlow | < 0.01 | - | - | - | 4.5 (5.1) |"
+
+
+@pytest.mark.parametrize("earlier, name", sorted(EARLIER_NAMES.items()))
+def test_a_study_naming_a_layout_by_its_papers_game_reads_as_that_layout(earlier, name, tmp_path):
+    cfg = tmp_path / "old.toml"
+    extra = 'opponent="random"\n' if "opponent" in LAYOUTS[name].needs else ""
+    cfg.write_text(f'[study]\nname="x"\nlayout="{earlier}"\ngame="{earlier}"\nagents=["random"]\ndeals=5\n{extra}')
+    assert load_study(cfg)["layout"] == name
+    assert earlier not in LAYOUTS and len(EARLIER_NAMES) == 4

@@ -27,6 +27,7 @@ from evolve.agents.kinds import (
 )
 from evolve.core.errors import UsageError
 from evolve.games.options import Option, resolve_options
+from evolve.games.registry import GAMES
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class AgentDef:
     describe: str
     make: Callable[[dict, Any], AgentSpec]
     options: dict[str, Option]
-    games: tuple[str, ...] = ("spades", "euchre", "sueca", "jass")
+    games: tuple[str, ...] = tuple(GAMES)      # default: every registered game
 
 
 AGENTS: dict[str, AgentDef] = {}

@@ -303,8 +303,8 @@ def _add_serve(sub) -> None:
     p.add_argument("--kill-at", type=_fraction, default=0.5, help="kill -9 the server at this fraction of the run "
                                                                  "and restart it (default 0.5)")
     p.add_argument("--no-kill", action="store_true", help="no kill")
-    p.add_argument("--games", default=",".join(("spades", "euchre", "sueca", "jass")),
-                   help="comma-separated games the people play in turn (default all four)")
+    p.add_argument("--games", default=",".join(ENGINE_GAMES),
+                   help="comma-separated games the people play in turn (default every game)")
     p.add_argument("--threads", type=_positive_int, default=8, help="the server's request threads (default 8)")
     p.add_argument("--seed", type=int, default=0)
     _json_and_run(p, run_serve, format_serve)

@@ -249,10 +249,11 @@ def _jasskit_runner(seed: int):
     return run
 
 
+OPENSPIEL_GAMES = ("spades", "euchre")      # the games OpenSpiel has, under the same names
 PEERS: dict[str, tuple[str, Callable[[int], Any], int]] = {
     # game: (label, runner factory(seed), pilot size)
-    "spades": ("OpenSpiel spades (C++ evaluate_bots, uniform random)", lambda s: _openspiel_runner("spades", s), 500),
-    "euchre": ("OpenSpiel euchre (C++ evaluate_bots, uniform random)", lambda s: _openspiel_runner("euchre", s), 500),
+    **{name: (f"OpenSpiel {name} (C++ evaluate_bots, uniform random)",
+              lambda s, name=name: _openspiel_runner(name, s), 500) for name in OPENSPIEL_GAMES},
     "jass": ("jass-kit GameSim (RuleSchieber, random)", _jasskit_runner, 100),
 }
 

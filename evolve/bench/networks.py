@@ -32,7 +32,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-GAMES = ("spades", "euchre", "sueca", "jass")
+from evolve.games.registry import GAMES
+
 ENCODINGS = ("card", "hand", "seat")
 TARGET_GAME = ("spades", "card")
 TARGET_RATE = 15_000

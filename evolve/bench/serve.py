@@ -44,11 +44,11 @@ from pathlib import Path
 import numpy as np
 
 from evolve.core.errors import UsageError
+from evolve.games.registry import GAMES
 
-GAMES = ("spades", "euchre", "sueca", "jass")
-# (game options, deals): whole games where random play ends them (see the module docstring)
-TABLES = {"spades": ({"partnership": True, "bidding": "standard"}, 4), "euchre": ({}, 0), "sueca": ({}, 0),
-          "jass": ({"target": 1000}, 0)}
+# (game options, deals) where a game's defaults do not make a whole game that random play ends
+# soon (see the module docstring); every other game plays its default whole game
+TABLES = {"spades": ({"partnership": True, "bidding": "standard"}, 4), "jass": ({"target": 1000}, 0)}
 TARGETS = {"actions_per_second": 300.0, "p99_ms": 100.0, "clients": 50}
 RECOVERY_SECONDS = 5.0      # after a restart, the clients catch up with their backlog: not the steady state
 RETRY_SECONDS = 120.0      # how long a client keeps retrying a request while the server is away
@@ -211,7 +211,7 @@ class Client(threading.Thread):
             self.errors.append(f"{err.__class__.__name__}: {err}")
 
     def play_table(self) -> None:
-        options, deals = TABLES[self.game]
+        options, deals = TABLES.get(self.game, ({}, 0))
         seats = ["human", "random", self.bot_url or "random", "random"]
         status, r = self.request("POST", "/api/tables", {"game": self.game, "seats": seats, "options": options,
                                                          "deals": deals, "seed": self.rng.randrange(2 ** 31)})
@@ -278,7 +278,7 @@ class LoadRun:
         warm = Client(self, -1, self.games[0], None)
         for game in self.games:
             warm.game = game
-            options, _ = TABLES[game]
+            options, _ = TABLES.get(game, ({}, 0))
             warm.request("POST", "/api/tables", {"game": game, "seats": ["human", "random", "random", "random"],
                                                  "options": options, "deals": 1})
 

@@ -4,16 +4,17 @@ setup and print its table in the study's layout.
 A study config has a ``[study]`` table and an optional ``[options]`` table (game
 options). Keys of ``[study]``:
 
-- ``name`` (str), ``description`` (str, optional), ``layout``: ``euchre`` | ``sueca`` |
-  ``jass`` | ``spades``; ``game`` (str); ``agents`` (list of seat strings); ``seed`` (int)
+- ``name`` (str), ``description`` (str, optional), ``layout``: ``matrix`` |
+  ``points_matrix`` | ``pairs`` | ``versus``; ``game`` (str); ``agents`` (list of seat
+  strings); ``seed`` (int)
 - ``games`` (int, games to the target per pairing) or ``deals`` (int, deals per pairing)
 - ``quick`` (int, default 100): ``--quick`` divides ``games``/``deals`` by it
 - ``rule`` (``correct`` | ``study``, optional): appended as ``rule=...`` to every agent that
   has a ``rule`` option (the Euchre study decided "can win" by fixed strength scores)
 - ``blocks`` (int, optional): also report the percentage of points per block of deals
-- ``opponent`` (str, spades layout): the three opposing seats
+- ``opponent`` (str, versus layout): the three opposing seats
 - ``champions`` (list of paths, optional): extra ``champion:PATH`` agents
-- ``solo`` (str, sueca layout, optional): also play each agent alone in seat 0 with this
+- ``solo`` (str, points_matrix layout, optional): also play each agent alone in seat 0 with this
   agent in the other three seats, against this agent alone in seat 0 on the same deals
   (the Sueca study's one-player figures)
 
@@ -63,11 +64,14 @@ def _positive(x) -> bool:
 STUDY_KEYS: dict[str, Key] = {
     "name": Key((str,), None, "a string", doc="The study's title: the heading of its table."),
     "description": Key((str,), None, "a string", doc="Free text about the study."),
-    "layout": Key((str,), None, "one of euchre, sueca, jass, spades, levels",
-                  doc="How the study is played and laid out, named after the paper whose table layout it follows: "
-                      "`euchre` and `sueca` (a strategy matrix of every pairing), `jass` (every pairing head to "
-                      "head, as percentages of the points), `spades` (each agent against `opponent`) or `levels` "
-                      "(the search-level study: several games, each in a `[[level]]` table)."),
+    "layout": Key((str,), None, "one of matrix, points_matrix, pairs, versus, levels",
+                  doc="How the study is played and laid out: `matrix` (a strategy matrix of every pairing: games "
+                      "won, tricks and scores, the Euchre paper's table), `points_matrix` (a strategy matrix of "
+                      "points per deal and rubbers, the Sueca thesis's), `pairs` (every pairing head to head, as "
+                      "percentages of the points, the Jass paper's), `versus` (each agent against `opponent`, the "
+                      "Spades thesis's) or `levels` (the search-level study: several games, each in a `[[level]]` "
+                      "table). The layouts' earlier names, after the paper's game (`euchre`, `sueca`, `jass`, "
+                      "`spades`), are still read."),
     "game": Key((str,), None, "a game name", doc="The game every pairing plays; its options go in `[options]`."),
     "agents": Key((list,), None, "a non-empty list of agent strings",
                   doc="The seat strings of the agents the study compares (the rows and columns of its table)."),
@@ -86,16 +90,16 @@ STUDY_KEYS: dict[str, Key] = {
                     "by trick keys) or `study` (the Euchre study's fixed strength scores)."),
     "blocks": Key((int,), None, "a positive integer", _positive,
                   doc="Also report the percentage of points in each of this many blocks of consecutive deals (the "
-                      "`euchre`, `sueca` and `jass` layouts)."),
+                      "`matrix`, `points_matrix` and `pairs` layouts)."),
     "opponent": Key((str,), None, "an agent string",
-                    doc="The seat string of the three opposing seats of every row (the `spades` layout, which needs "
+                    doc="The seat string of the three opposing seats of every row (the `versus` layout, which needs "
                         "it)."),
     "champions": Key((list,), None, "a list of champion.npz paths",
                      doc="Paths of champions (`champion.npz` or their folders) added as `champion:PATH` agents; "
                          "`--champion` adds more."),
     "solo": Key((str,), None, "an agent string (the three other seats of the one-seat rows)",
-                doc="The `sueca` layout's one-seat rows: each agent alone in seat 0 with this agent in the other "
-                    "three seats, against this agent alone in seat 0 on the same deals."),
+                doc="The `points_matrix` layout's one-seat rows: each agent alone in seat 0 with this agent in the "
+                    "other three seats, against this agent alone in seat 0 on the same deals."),
 }
 #: the keys of ``[study]`` that may be left out
 OPTIONAL = ("description", "games", "deals", "rule", "blocks", "opponent", "champions", "solo")
@@ -143,6 +147,8 @@ def load_study(path: str | Path, sets: list[str] | tuple[str, ...] = ()) -> dict
     options = raw.get("options", {})
     if not isinstance(options, dict):
         raise UsageError(f"{path}: options: expected an [options] table of game options")
+    if isinstance(study.get("layout"), str) and study["layout"] in EARLIER_NAMES:
+        study = {**study, "layout": EARLIER_NAMES[study["layout"]]}
     if study.get("layout") == "levels":
         return _load_levels(path, study, raw)
     if "level" in raw:
@@ -333,12 +339,12 @@ def _run_matrix(table):
 
 def _run_pairs(g, study, seats, labels, unit, n, seed, workers, progress):
     result = _pairs(g, seats, labels, unit, n, seed, study.get("blocks", 0), workers, progress)
-    return result, _table_jass(result)
+    return result, _table_pairs(result)
 
 
 def _run_versus(g, study, seats, labels, unit, n, seed, workers, progress):
     result = _versus(g, seats, labels, study["opponent"], unit, n, seed, workers, progress)
-    return result, _table_spades(result)
+    return result, _table_versus(result)
 
 
 def _table_solo(result) -> str:
@@ -363,7 +369,7 @@ def _paired(difference: dict, digits: int = 3) -> str:
     return f"{signed_ci(difference, digits)} {verdict(difference)}"
 
 
-def _table_euchre(matrix) -> str:
+def _table_matrix(matrix) -> str:
     lines = ["| team A | team B | games won A-B | A games % (Wilson 95%) | tricks won A-B | total score A-B | "
              "paired diff points/deal (95% CI) |",
              "|---|---|---|---|---|---|---|"]
@@ -379,7 +385,7 @@ def _table_euchre(matrix) -> str:
     return "\n".join(lines) + "\n\n" + markdown_tables(matrix)
 
 
-def _table_sueca(matrix) -> str:
+def _table_points_matrix(matrix) -> str:
     lines = ["| team A | team B | A points/deal (sd) | B points/deal (sd) | paired A-B (95% CI) | rubbers A-B (A %) |",
              "|---|---|---|---|---|---|"]
     for c in _upper(matrix):
@@ -391,7 +397,7 @@ def _table_sueca(matrix) -> str:
     return "\n".join(lines)
 
 
-def _table_jass(result) -> str:
+def _table_pairs(result) -> str:
     lines = ["| A | B | double rounds | A % of points | per block mean (sd) | paired A-B points/round (95% CI) |",
              "|---|---|---|---|---|---|"]
     for c in result["cells"]:
@@ -403,7 +409,7 @@ def _table_jass(result) -> str:
     return "\n".join(lines)
 
 
-def _table_spades(result) -> str:
+def _table_versus(result) -> str:
     share = result["fair_share"]
     lines = [f"| agent (vs 3 x {result['opponent']}) | ATpR (95% CI) | sd | rounds | ATpR - {share} (95% CI), t test | "
              "study normal p | paired A-B tricks (95% CI) |",
@@ -431,13 +437,17 @@ class StudyLayout:
     run: Callable
     needs: tuple[str, ...] = ()
     takes: tuple[str, ...] = ()
+    paper: str = ""         # the paper whose table it lays out (evolve.reproduce); its earlier name
 
 
-# the source documents' table layouts (the name is the game of the document)
+# the table layouts (each a paper's: the Euchre paper's matrix, the Sueca thesis's points
+# matrix, the Jass paper's pairs, the Spades thesis's agent-versus-opponent rows)
 LAYOUTS = {
-    "euchre": StudyLayout(_run_matrix(_table_euchre)),
-    "sueca": StudyLayout(_run_matrix(_table_sueca), takes=("solo",)),
-    "jass": StudyLayout(_run_pairs),
-    "spades": StudyLayout(_run_versus, needs=("opponent",)),
+    "matrix": StudyLayout(_run_matrix(_table_matrix), paper="euchre"),
+    "points_matrix": StudyLayout(_run_matrix(_table_points_matrix), takes=("solo",), paper="sueca"),
+    "pairs": StudyLayout(_run_pairs, paper="jass"),
+    "versus": StudyLayout(_run_versus, needs=("opponent",), paper="spades"),
     "levels": StudyLayout(None),    # several games: evolve.evaluate.levels
 }
+# a study file written before the layouts had their own names names the layout's paper
+EARLIER_NAMES = {layout.paper: name for name, layout in LAYOUTS.items() if layout.paper}

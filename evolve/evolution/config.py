@@ -40,6 +40,7 @@ from evolve.core.schema import (
 )
 from evolve.evolution import migrations
 from evolve.evolution.strategies import STRATEGIES
+from evolve.games.registry import GAMES, make_game
 
 
 class ConfigError(UsageError):
@@ -71,7 +72,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("The seed of every random draw of the run: generation 0, the tables and deals of each generation, "
                  "the operators, the teacher's deals and the validation and benchmark deals. The same config and "
                  "seed give the same run on any number of workers.")),
-        "game": Key((str,), None, "one of spades, euchre, sueca, jass",
+        "game": Key((str,), None, "one of " + ", ".join(GAMES),
             doc="The game the run plays; its rule options go in `[game_options]`."),
         "description": Key((str,), "", "a string",
             doc=("Free text about the experiment, kept with the run's settings in the run folder's `config.json`. "
@@ -714,8 +715,6 @@ def _resolve_bidders(out: dict, g, fail) -> None:
 
 def _game(out: dict, fail):
     """The experiment's game with its options."""
-    from evolve.games.registry import GAMES, make_game
-
     game = out["experiment"]["game"]
     if game not in GAMES:
         fail("experiment.game", f"got {game!r}; expected one of {', '.join(GAMES)}")

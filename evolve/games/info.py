@@ -28,6 +28,15 @@ class GameInfo:
     # per mode, the position each suit takes when trump comes first (``trump_first_orders``);
     # empty: the game has one trump mode, so there is nothing to renumber
     trump_first: tuple[tuple[int, ...], ...] = ()
+    # the bidder ``bidder=default`` stands for in this game (a name of
+    # ``evolve.agents.bidding.bidders.BIDDERS``; games without calls ignore it)
+    default_bidder: str = "simple"
+
+    @property
+    def may_call(self) -> bool:
+        """Whether some option set gives the game calls (bids, trump): a protocol whose class
+        says ``has_calls = False`` never has any; the others decide per option set."""
+        return self.protocol is None or self.protocol.has_calls is not False
 
     @property
     def n_rest(self) -> int:

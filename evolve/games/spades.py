@@ -245,4 +245,5 @@ INFO = GameInfo(
     options=OPTIONS, build=build, mode_names=("spades",),
     describe="52 cards, spades trump; cut-throat by default, optional partnership and bidding",
     game_id=GAME_SPADES, protocol=SpadesProtocol,
+    default_bidder="simple",       # the rule of thumb (docs/results/bidders.md)
 )

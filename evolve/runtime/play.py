@@ -27,6 +27,7 @@ from evolve.games.bits import seed_key
 from evolve.games.card_play import DealRecord, new_record
 from evolve.games.match import accumulate_games
 from evolve.games.registry import Game, make_game
+from evolve.games.state import CALLS
 from evolve.runtime.batch import play_batch
 from evolve.runtime.lockstep import play_lockstep
 
@@ -310,15 +311,21 @@ def _tables_chunk(game: str, options: dict, specs, seed: int, start: int, n: int
         else:
             deal_cards(key, np.int64(start + i), np.empty(N_STREAMS, np.uint64), deck,
                        np.zeros((0, info.n_cards), np.int64), 0)
-        t = Table(g, players, seed, deals=1, dealer=int(dealers[i]), start=start + i, decks=deck[None, :])
+        # a shuffled deal is dealt by the table itself, so that its random streams are where the
+        # engine's are after the shuffle (the Sueca study draws its trump card from them)
+        t = Table(g, players, seed, deals=1, dealer=int(dealers[i]), start=start + i,
+                  decks=deck[None, :] if decks is not None else None)
         t.advance()
-        _record_table(rec, i, t.results[0], deck, h, info.n_rest, t.leader, record)
+        _record_table(rec, i, t.results[0], deck, h, info.n_rest, t.leader, record, t.deal.pub)
     return rec
 
 
-def _record_table(rec: DealRecord, i: int, r: dict, deck, h: int, n_rest: int, leader: int, record: bool) -> None:
-    """Deal ``i`` of a table (its result ``r``) into the engine's record arrays. Calls are
-    recorded in order of the calls made (the engine's record of Jass calls)."""
+def _record_table(rec: DealRecord, i: int, r: dict, deck, h: int, n_rest: int, leader: int, record: bool,
+                  pub) -> None:
+    """Deal ``i`` of a table (its result ``r`` and the public state ``pub`` its protocol
+    left) into the engine's record arrays. The calls row is the public state's call slots,
+    which each game's protocol fills as its deal kernel fills the record (the Euchre bidding
+    log by round and seat, the Jass calls in order; Spades bids go to ``bids``)."""
     rec.hands[i] = deck[:4 * h].reshape(4, h)
     rec.rest[i] = deck[4 * h:4 * h + n_rest]
     rec.dealer[i] = r["dealer"]
@@ -329,13 +336,14 @@ def _record_table(rec: DealRecord, i: int, r: dict, deck, h: int, n_rest: int, l
     rec.score[i, :len(r["score"])] = r["score"]
     rec.bags[i] = r["bags"]
     rec.bids[i] = r["bids"]
-    for k, (_, action) in enumerate(r["calls"][:rec.calls.shape[1]]):
-        rec.calls[i, k] = action
+    rec.calls[i] = pub[CALLS:CALLS + rec.calls.shape[1]]
     rec.maker[i] = r["maker"]
     rec.alone[i] = r["alone"]
     rec.discard[i] = r["discard"]
     if record:
+        k = 0       # the cards in play order, packed as the engine records them (3 a trick when one sits out)
         for t, trick in enumerate(r["tricks_per_trick"]):
             rec.leaders[i, t] = trick["leader"]
             rec.winners[i, t] = trick["winner"]
-            rec.plays[i, 4 * t:4 * t + len(trick["cards"])] = trick["cards"]
+            rec.plays[i, k:k + len(trick["cards"])] = trick["cards"]
+            k += len(trick["cards"])

@@ -11,21 +11,20 @@ from evolve.agents.bidding import search as search_bidding
 from evolve.agents.bidding.tables import BID_JASS_SURE, BID_JASS_TABLE, JASS_GRAF, JASS_SURE_PUSH_BELOW
 from evolve.agents.kinds import BID_RANDOM, BID_SIMPLE
 from evolve.games.options import Option
+from evolve.games.registry import GAMES
 
 BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "graf": BID_JASS_TABLE,
            "search": search_bidding.BID_SEARCH, "simple_rb": BID_JASS_SURE, "learnt": learnt_bidding.BID_LEARNT}
-# bidders that decide only some games' calls (their tables mean nothing in the others)
+# bidders that decide only some games' calls (their tables mean nothing in the others); the
+# search bidder searches whatever calls a game has, so it applies to every game with calls
 BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
-                "search": ("spades", "euchre", "jass"), "simple_rb": ("jass",), "learnt": ("jass", "euchre")}
+                "search": tuple(name for name, info in GAMES.items() if info.may_call),
+                "simple_rb": ("jass",), "learnt": ("jass", "euchre")}
 
-# ``bidder=default``: each game's rule-based bidder, the strongest that costs about as little as
-# the card play (measured with CardCounting card play on both sides, docs/results/bidders.md):
-# Euchre's context table wins 95% of games to 10 against the simple rule, which passes 85% of
-# deals, at about the speed of card play (the profile table is as strong but ~3x slower); in
-# Jass the ranked rule and the Graf table are level (+0.7 [-0.1, +1.5] points per deal on
-# 4,000 deals) and 21 points per deal better than random trump; in Spades the rule of thumb.
+# ``bidder=default``: each game's rule-based bidder, the one its ``GameInfo.default_bidder``
+# names (the strongest that costs about as little as the card play, docs/results/bidders.md)
 DEFAULT = "default"
-GAME_DEFAULT_BIDDERS = {"spades": "simple", "euchre": "context", "jass": "simple", "sueca": "simple"}
+GAME_DEFAULT_BIDDERS = {name: info.default_bidder for name, info in GAMES.items()}
 
 
 def resolve_bidder(name: str, game) -> str:
@@ -33,18 +32,21 @@ def resolve_bidder(name: str, game) -> str:
     the game's own (``GAME_DEFAULT_BIDDERS``), any other name itself."""
     if name != DEFAULT:
         return name
-    return GAME_DEFAULT_BIDDERS.get(getattr(game, "name", game), "simple")
+    return GAME_DEFAULT_BIDDERS[getattr(game, "name", game)]
 
 
 BIDDER_OPTIONS = {
     "bidder": Option(
         DEFAULT,
-        "bids and trump calls: default (the game's rule: Spades simple, Euchre context, Jass simple) | "
-        "random | simple (rule-based) | Euchre table bidders "
+        "bids and trump calls: default (the game's rule: "
+        + ", ".join(f"{name.capitalize()} {info.default_bidder}" for name, info in GAMES.items()
+                    if info.may_call)
+        + ") | random | simple (rule-based) | Euchre table bidders "
         "linear | group | profile | context | explore | logic | logic_profile (evolve.agents.bidding.euchre_tables) | "
         "graf (Jass: "
-        "the Graf trump table) | search (Jass, Euchre, Spades: a UCB1 search over the calls with "
-        "determinized random playouts, evolve.agents.bidding.search) | simple_rb (Jass: the Jass paper's Simple "
+        "the Graf trump table) | search (a UCB1 search over the calls with "
+        "determinized random playouts, evolve.agents.bidding.search; every game with calls) | "
+        "simple_rb (Jass: the Jass paper's Simple "
         "RB, the mode with the most certain tricks, push below 3) | learnt (Jass, Euchre: a network trained on "
         "the search bidder's calls, evolve.agents.bidding.learnt; bid_net=PATH)",
         (DEFAULT, *BIDDERS),

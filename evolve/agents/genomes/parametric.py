@@ -32,8 +32,9 @@ from evolve.agents.bidding.tables import (
 from evolve.agents.rulebased.markov import markov_values
 from evolve.agents.rulebased.play import KIND_HYBRID, KIND_MARKOV, RULE_CORRECT
 from evolve.core.layout import Block, Layout
+from evolve.games.registry import GAMES
 
-ALL_GAMES = ("spades", "euchre", "sueca", "jass")
+ALL_GAMES = tuple(GAMES)     # every registered game
 
 
 @dataclass(frozen=True)

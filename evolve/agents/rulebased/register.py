@@ -37,8 +37,9 @@ from evolve.agents.rulebased.play import (
 )
 from evolve.core.errors import UsageError
 from evolve.games.options import Option
+from evolve.games.registry import GAMES
 
-ALL_GAMES = ("spades", "euchre", "sueca", "jass")
+ALL_GAMES = tuple(GAMES)     # every registered game
 RULES = ("correct", "study")
 VALUES = ("count", "strength")
 LEADS = ("markov", "completions")
