@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import sys
 
-from evolve.core.cli import Parser, parse_options, run
+from evolve.core.cli import Parser, add_scheduler, parse_options, run
 from evolve.core.errors import UsageError
 from evolve.evaluate.summary import render, summarize
 from evolve.runtime.play import play
@@ -85,17 +85,18 @@ def matrix_main(argv: list[str] | None = None) -> int:
         strategy_matrix,
         write_matrix,
     )
-    from evolve.games.registry import make_game
+    from evolve.games.registry import GAMES, make_game
 
     p = Parser(prog="python -m evolve.arena matrix",
                description="Every pairing of agents on paired deals with the seats exchanged.")
-    p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
+    p.add_argument("--game", required=True, help=" | ".join(GAMES))
     p.add_argument("--agents", required=True, help="comma-separated agents, e.g. "
                                                    "random,low,high,mc:shuffles=50,playouts=2")
     p.add_argument("--games", type=int, default=1000,
                    help="games to the target per pairing where the game has a target, else deals (default 1000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
+    add_scheduler(p)
     p.add_argument("--option", action="append", metavar="KEY=VALUE", help="game option, repeatable")
     p.add_argument("--out", default=None, help="output folder (default plots/matrix/<game>)")
     p.add_argument("--json", action="store_true", help="print the matrix as one JSON object instead of markdown")
@@ -172,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dealer", type=int, default=0, help="dealer of the first deal; it then rotates")
     p.add_argument("--workers", type=int, default=1)
+    add_scheduler(p)
     p.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="game option, repeatable (python -m evolve.arena agents lists them)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from evolve.core.cli import parse_options, run
+from evolve.core.cli import add_scheduler, parse_options, run
 from evolve.value import check_training_args, training_parser
 
 
@@ -27,6 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     p = training_parser("python -m evolve.dnn", "Train a policy / value / card-distribution network on deals "
                         "played by an agent.", 128, "folder for dnn.npz and dnn.json")
     p.add_argument("--workers", type=int, default=1, help="processes that play the training deals (default 1)")
+    add_scheduler(p)
     args = p.parse_args(argv)
     check_training_args(args, {"workers": 1})
     import evolve.agents.search.register  # noqa: F401  (registers the search agents)

@@ -16,14 +16,14 @@ import json
 from evolve.agents.registry import split_seats
 from evolve.core.cli import Parser, parse_options, run
 from evolve.core.errors import UsageError
-from evolve.games.registry import make_game
+from evolve.games.registry import GAMES, make_game
 from evolve.runtime.session import Table
 from evolve.runtime.terminal import Terminal
 
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="python -m evolve.human", description="Play at a table in the terminal.")
-    p.add_argument("--game", required=True, help="spades, euchre, sueca or jass")
+    p.add_argument("--game", required=True, help=" | ".join(GAMES))
     p.add_argument("--seats", required=True,
                    help="four seats: me (you), agent seat strings or bot URLs, e.g. me,jass_rule_based,random,random")
     p.add_argument("--seed", type=int, default=0, help="the deals (as evolve.play with this seed); default 0")

@@ -23,8 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.core.cli import Parser, run
+from evolve.core.cli import Parser, add_scheduler, run
 from evolve.core.errors import UsageError
+from evolve.core.pool import SchedulerLost
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, help="override experiment.seed")
     p.add_argument("--workers", type=int, help="override parallel.workers: processes, 0 for every core (results do "
                    "not depend on it)")
+    add_scheduler(p)
     p.add_argument("--out", help="run folder (default populations/<experiment>; plots go to <out>/plots)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-benchmark", action="store_true", help="skip the final benchmark")
@@ -64,16 +66,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and args.overwrite:
         raise UsageError("--resume and --overwrite exclude each other: continue the run, or start anew")
     signal.signal(signal.SIGTERM, _interrupt)
+    again = ["python", "-m", "evolve.run", args.config, "--resume"]
+    for flag, value in (("--out", args.out), ("--generations", args.generations), ("--seed", args.seed),
+                        ("--scheduler", args.scheduler)):
+        again += [flag, str(value)] if value is not None else []
+    for text in cfg.sets:
+        again += ["--set", text]
     try:
         state = evo.run(resume=args.resume, overwrite=args.overwrite)
     except RunInterrupted as stop:
-        again = ["python", "-m", "evolve.run", args.config, "--resume"]
-        for flag, value in (("--out", args.out), ("--generations", args.generations), ("--seed", args.seed)):
-            again += [flag, str(value)] if value is not None else []
-        for text in cfg.sets:
-            again += ["--set", text]
-        print(f"evolve.run: interrupted after {stop.generation} generations, all of them checkpointed in "
+        why = f"{stop.reason}: " if stop.reason else ""
+        print(f"evolve.run: {why}interrupted after {stop.generation} generations, all of them checkpointed in "
               f"{stop.run_dir}. Continue with: {shlex.join(again)}", file=sys.stderr)
+        return 130
+    except SchedulerLost as lost:       # before the generations: what the steps finished is kept
+        print(f"evolve.run: {lost}; the finished steps are kept in {evo.run_dir}. Continue with: "
+              f"{shlex.join(again)}", file=sys.stderr)
         return 130
     champion = evo.champion(state)
     path = evo.export_champion(state, champion)
@@ -98,6 +106,9 @@ def _configured(args, sets: list[str]):
         if args.seed < 0:
             raise UsageError(f"--seed {args.seed} is invalid; expected a non-negative integer")
         cfg = cfg.with_overrides(experiment={"seed": args.seed})
+    if args.scheduler:
+        # the generations go to the same cluster as every other step of the run
+        cfg = cfg.with_overrides(parallel={"backend": "dask", "scheduler": args.scheduler})
     if args.workers is not None and args.workers < 0:
         raise UsageError(f"--workers {args.workers} is invalid; expected a non-negative integer (0: every core)")
     return cfg

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from evolve.core.cli import Parser, run
+from evolve.core.cli import Parser, add_scheduler, run
 from evolve.core.errors import UsageError
 from evolve.evaluate.matrix import _jsonable, heatmap
 from evolve.evaluate.studies import load_study, run_study
@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
                                                         "100)")
     p.add_argument("--seed", type=int, default=None, help="override the config's seed")
     p.add_argument("--workers", type=int, default=1)
+    add_scheduler(p)
     p.add_argument("--champion", action="append", default=[], metavar="PATH", help="add champion:PATH (repeatable)")
     p.add_argument("--out", default=None, help="also write table.md and result.json (and a heatmap) here")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

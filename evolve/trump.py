@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evolve.core.cli import Parser, run
+from evolve.core.cli import Parser, add_scheduler, run
 from evolve.core.errors import UsageError
 
 
@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1, help="processes for the labels (default 1; any number gives "
                    "the same result)")
+    add_scheduler(p)
     p.add_argument("--examples", default="", help="PATH.npz: keep the labelled examples there and reuse them")
     p.add_argument("--out", required=True, help="folder for trump.npz and trump.json, or PATH.npz")
     args = p.parse_args(argv)

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from evolve.core.cli import Parser, parse_options, run
 from evolve.core.errors import UsageError
+from evolve.games.registry import GAMES
 
 
 def training_parser(prog: str, description: str, hidden: int, out_help: str) -> Parser:
     """The options of a command that trains a network on deals an agent plays in all four
     seats (``evolve.value``, ``evolve.dnn``)."""
     p = Parser(prog=prog, description=description)
-    p.add_argument("--game", required=True, help="spades | euchre | sueca | jass")
+    p.add_argument("--game", required=True, help=" | ".join(GAMES))
     p.add_argument("--agent", default="random", help="seat string of the agent that plays the training deals (all "
                    "four seats; default random)")
     p.add_argument("--deals", type=int, default=4000, help="training deals (default 4000; 10%% held out)")

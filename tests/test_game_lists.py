@@ -10,6 +10,7 @@ game lives; ``evolve/reproduce`` reproduces named papers, one per game.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -24,15 +25,16 @@ MOST_NAMED = 2
 
 def game_lists(source: str, names=frozenset(GAMES)) -> list[tuple[int, list[str]]]:
     """(line, the games named) of every tuple, list, set or dict literal in ``source`` (and
-    comma-separated string) that names more than ``MOST_NAMED`` games."""
+    string, word by word) that names more than ``MOST_NAMED`` games."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             items = node.elts
         elif isinstance(node, ast.Dict):
             items = [k for k in node.keys if k is not None]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "," in node.value:
-            items = [ast.Constant(part.strip()) for part in node.value.split(",")]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            # "spades,euchre,jass", "spades | euchre | jass", "spades, euchre or jass"
+            items = [ast.Constant(word) for word in re.split(r"[\s,|]+", node.value)]
         else:
             continue
         named = sorted({i.value for i in items if isinstance(i, ast.Constant) and i.value in names})
@@ -51,6 +53,7 @@ def test_the_scan_finds_a_list_of_games_in_each_form():
     some = names[:MOST_NAMED + 1]
     for form in (f"GAMES = {tuple(some)!r}", f"x = {list(some)!r}", f"x = {set(some)!r}",
                  "x = {" + ", ".join(f"{g!r}: 1" for g in some) + "}", f"f(default={','.join(some)!r})",
+                 f"f(help={' | '.join(some)!r})", f"f(help={', '.join(some[:-1]) + ' or ' + some[-1]!r})",
                  f"if game in {tuple(some)!r}: pass"):
         assert game_lists(form), form
     for form in (f"x = {tuple(names[:MOST_NAMED])!r}", "x = tuple(GAMES)", f"x = {names[0]!r}"):

@@ -10,10 +10,27 @@ from evolve.core.errors import UsageError
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are a single line on stderr and exit code 2."""
+    """An ArgumentParser whose errors are a single line on stderr and exit code 2. A
+    command with ``add_scheduler`` connects to the Dask scheduler its ``--scheduler`` names
+    as its arguments are parsed, so every parallel step it runs goes there."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        parsed = super().parse_args(args, namespace)
+        if getattr(parsed, "scheduler", None):
+            from evolve.core.pool import use_scheduler
+
+            use_scheduler(parsed.scheduler)
+        return parsed
+
+
+def add_scheduler(p: argparse.ArgumentParser) -> None:
+    """The ``--scheduler ADDRESS`` flag of a command that runs parallel work."""
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the parallel work on the Dask cluster of this scheduler (tcp://host:8786) instead of "
+                        "local processes; the results are the same")
 
 
 def run(main: Callable[[list[str] | None], int | None], argv: list[str] | None = None, prog: str = "evolve") -> int:

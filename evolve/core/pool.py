@@ -13,9 +13,80 @@ dataclasses), so no worker unpickles a DEAP ``creator`` class.
 from __future__ import annotations
 
 import atexit
+import hashlib
+import sys
+from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from evolve.core.errors import UsageError
+
 _pools: list = []
+_cluster: dict = {"address": "", "client": None}
+
+
+class SchedulerLost(UsageError):
+    """The Dask scheduler went away mid-step: the step did not finish (a run resumes from
+    its last checkpoint with ``--resume``)."""
+
+
+def versions() -> dict[str, str]:
+    """What a process must share with every worker for a task to give the same figures: the
+    Python, numpy and Numba versions and a digest of the package's source."""
+    import numba
+    import numpy
+
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return {"python": sys.version.split()[0], "numpy": numpy.__version__, "numba": numba.__version__,
+            "evolve source": h.hexdigest()[:16]}
+
+
+def use_scheduler(address: str) -> None:
+    """Send every parallel step of this process (the ``map_ordered`` / ``map_unordered``
+    tasks: compiling, teacher data, relabelling, validation, benchmarks, matrices, studies,
+    reproductions) to the Dask scheduler at ``address`` (``""``: back to the local pool).
+    Refuses, in one line, a cluster none of whose workers answer, or a worker whose Python,
+    numpy, Numba or package source differs from this process's."""
+    address = str(address or "")
+    if address == _cluster["address"]:
+        return
+    if _cluster["client"] is not None:
+        _cluster["client"].close()
+        _cluster.update(address="", client=None)
+    if not address:
+        return
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError("--scheduler needs dask.distributed: pip install 'trick-evolve[dask]'") from None
+    try:
+        client = Client(address, timeout=10)
+    except (OSError, TimeoutError) as e:
+        raise UsageError(f"--scheduler {address}: no Dask scheduler answers there ({e.__class__.__name__})") from None
+    try:
+        client.wait_for_workers(1, timeout=30)
+        theirs = client.run(versions)
+    except (OSError, TimeoutError):
+        client.close()
+        raise UsageError(f"--scheduler {address}: no worker joined the scheduler within 30 s") from None
+    mine = versions()
+    for worker, got in sorted(theirs.items()):
+        differ = [f"{k} {got.get(k)} (here {v})" for k, v in mine.items() if got.get(k) != v]
+        if differ:
+            client.close()
+            raise UsageError(f"--scheduler {address}: worker {worker} has {', '.join(differ)}; every worker needs "
+                             "the same versions and the same checkout")
+    _cluster.update(address=address, client=client)
+    if not _pools:
+        atexit.register(_shut_down)
+
+
+def scheduler() -> str:
+    """The address of the Dask scheduler the parallel steps go to ("" : the local pool)."""
+    return _cluster["address"]
 
 
 def executor(workers: int):
@@ -38,6 +109,9 @@ def _shut_down() -> None:
     parallel command ended with its "There appear to be N leaked file objects" warning."""
     while _pools:
         _pools.pop().terminate()
+    if _cluster["client"] is not None:
+        _cluster["client"].close()
+        _cluster.update(address="", client=None)
 
 
 def map_ordered(fn: Callable, tasks: Iterable[tuple], workers: int) -> Iterator:
@@ -55,6 +129,9 @@ def _map(fn: Callable, tasks: Iterable[tuple], workers: int, ordered: bool) -> I
     from concurrent.futures import as_completed
 
     tasks = list(tasks)
+    if _cluster["client"] is not None and tasks:
+        yield from _map_on_cluster(_cluster["client"], fn, tasks, ordered)
+        return
     if workers <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield fn(*task)
@@ -67,3 +144,28 @@ def _map(fn: Callable, tasks: Iterable[tuple], workers: int, ordered: bool) -> I
     finally:
         for future in futures:      # an abandoned map (an error, Ctrl-C) leaves no work queued
             future.cancel()
+
+
+def _map_on_cluster(client, fn: Callable, tasks: list[tuple], ordered: bool) -> Iterator:
+    """``_map`` on the Dask cluster. A task of a worker that dies is run again on another
+    (the scheduler's own rescheduling); tasks are seeded plain data, so the figures are
+    the same wherever they ran. A lost scheduler ends the step with ``SchedulerLost``."""
+    from concurrent.futures import CancelledError
+
+    from dask.distributed import as_completed
+
+    try:
+        futures = [client.submit(fn, *task, pure=False) for task in tasks]
+    except (OSError, TimeoutError) as e:
+        raise SchedulerLost(f"lost the Dask scheduler at {_cluster['address']} ({e.__class__.__name__})") from None
+    try:
+        for future in futures if ordered else as_completed(futures):
+            try:
+                yield future.result()
+            except (OSError, TimeoutError, CancelledError) as e:
+                raise SchedulerLost(f"lost the Dask scheduler at {_cluster['address']} "
+                                    f"({e.__class__.__name__})") from None
+    finally:
+        for future in futures:
+            if not future.done():
+                future.cancel()

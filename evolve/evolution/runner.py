@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import AgentSpec, parse_seat
 from evolve.core.cores import resolve_workers
 from evolve.core.errors import UsageError
+from evolve.core.pool import SchedulerLost, use_scheduler
 from evolve.core.progress import progress_line
 from evolve.core.stats import mean_ci, paired_difference
 from evolve.core.version import __version__
@@ -72,10 +74,11 @@ RUN_FILES = ("checkpoint.npz", "logbook.json", "config.json", "champion.npz", "c
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by Ctrl-C or SIGTERM after checkpointing its last whole generation."""
 
-    def __init__(self, generation: int, run_dir: Path):
+    def __init__(self, generation: int, run_dir: Path, reason: str = ""):
         super().__init__(generation, run_dir)
         self.generation = generation
         self.run_dir = run_dir
+        self.reason = reason        # why, when not Ctrl-C or SIGTERM (a lost Dask scheduler)
 
 
 def evolvable_of(cfg: Config, game):
@@ -430,6 +433,8 @@ class Evolution:
         if found and not overwrite:           # refused before the kernels compile (up to a minute)
             raise UsageError(f"{self.run_dir} already holds a run ({', '.join(found)}); continue it with --resume, "
                              "start anew with --overwrite (deletes it), or choose another --out")
+        if self.config.parallel["scheduler"]:
+            use_scheduler(self.config.parallel["scheduler"])     # every step of the run on the cluster
         self.prepare_kernels()
         if resume:
             state = self.resume_state()
@@ -455,6 +460,16 @@ class Evolution:
                 r.interrupted(self, state)
             self.save(state)
             raise RunInterrupted(state.generation, self.run_dir) from None
+        except (SchedulerLost, OSError, TimeoutError, CancelledError) as e:
+            if parallel["backend"] != "dask":
+                raise
+            # the cluster went away mid-generation: as an interrupt, the last whole generation is kept
+            for r in self.reporters:
+                r.interrupted(self, state)
+            self.save(state)
+            raise RunInterrupted(state.generation, self.run_dir, str(e) if isinstance(e, SchedulerLost) else
+                                 f"lost the Dask scheduler at {parallel['scheduler'] or 'the local cluster'} "
+                                 f"({e.__class__.__name__})") from None
         state.finished = True
         for r in self.reporters:
             r.end(self, state)

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from evolve.core.cli import Parser
+from evolve.core.cli import Parser, add_scheduler
 from evolve.core.errors import UsageError
 from evolve.reproduce.documents import DOCUMENTS, REPRODUCTIONS
 
@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", default="", help="comma-separated table keys of one paper (default: all)")
     p.add_argument("--workers", type=int, default=0, help="processes (default 0: every core); results do not "
                                                           "depend on it")
+    add_scheduler(p)
     p.add_argument("--out", default="plots/reproduce", help="output folder (default plots/reproduce)")
     p.add_argument("--fresh", action="store_true", help="recompute every unit of work instead of resuming")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")

@@ -1,0 +1,189 @@
+"""Every parallel step on a real Dask cluster on this machine: ``dask scheduler`` and two
+``dask worker`` processes on loopback, each a process of its own.
+
+The main job's first generations, with a small recipe (teacher data, one DAgger round, a few
+generations, validation), run through ``--scheduler`` give the same files as a local run on
+two workers; so does a run during which a worker is killed while it holds tasks. A worker
+whose package source differs is refused in one line, and so is an address where no
+scheduler answers.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the cluster tests need dask.distributed (the [dask] extra)")
+
+ROOT = Path(__file__).resolve().parent.parent
+DASK = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+WORKER = [sys.executable, "-m", "distributed.cli.dask_worker"]
+# the main job's recipe made small: teacher data, one DAgger round, three generations
+SMALL = ["--generations", "3", "--no-benchmark", "--no-progress",
+         "--set", "imitation.deals=1500", "--set", 'imitation.teacher="ismcts:iterations=40"',
+         "--set", "imitation.dagger_rounds=1", "--set", "imitation.dagger_deals=400",
+         "--set", "evolution.rounds_per_game=64", "--set", "evolution.validation_deals=1000"]
+
+
+class Cluster:
+    """A scheduler and its workers as separate processes, on loopback."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.file = folder / "scheduler.json"
+        self.logs = []
+        self.scheduler = self._spawn(DASK + ["--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                             "--scheduler-file", str(self.file)], "scheduler")
+        deadline = time.time() + 60
+        while not self.file.is_file() and time.time() < deadline:
+            time.sleep(0.2)
+        self.address = json.loads(self.file.read_text())["address"]
+        self.workers: list[subprocess.Popen] = []
+        self.client = distributed.Client(self.address, timeout=30)
+
+    def _spawn(self, cmd, name, cwd=ROOT):
+        log = open(self.folder / f"{name}-{len(self.logs)}.log", "w")
+        self.logs.append(log)
+        return subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def add_worker(self, cwd=ROOT) -> subprocess.Popen:
+        """A worker started in ``cwd`` (whose ``evolve`` folder, if any, it imports)."""
+        before = len(self.client.scheduler_info()["workers"])
+        w = self._spawn(WORKER + ["--scheduler-file", str(self.file), "--nthreads", "1", "--no-nanny",
+                                  "--no-dashboard", "--local-directory", str(self.folder / f"w{len(self.logs)}")],
+                        "worker", cwd)
+        self.workers.append(w)
+        self.client.wait_for_workers(before + 1, timeout=60)
+        return w
+
+    def pids(self) -> dict[str, int]:
+        """Worker address -> its process id."""
+        return self.client.run(os.getpid)
+
+    def close(self):
+        self.client.close()
+        for p in [*self.workers, self.scheduler]:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        for log in self.logs:
+            log.close()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    c = Cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        c.add_worker()
+        c.add_worker()
+        yield c
+    finally:
+        c.close()
+
+
+def _run(out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "evolve.run", "experiments/spades_cardbased.toml", *SMALL,
+                             "--out", str(out), *extra], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _finished(p: subprocess.Popen) -> str:
+    out, err = p.communicate(timeout=900)
+    assert p.returncode == 0, err[-3000:]
+    return out
+
+
+def _same_run(a: Path, b: Path) -> None:
+    assert (a / "champion.npz").read_bytes() == (b / "champion.npz").read_bytes()
+    with np.load(a / "checkpoint.npz") as x, np.load(b / "checkpoint.npz") as y:
+        assert x.files == y.files
+        for key in x.files:
+            if key != "logbook":        # the same but for the seconds: compared below
+                assert np.array_equal(x[key], y[key]), key
+    strip = [{k: v for k, v in r.items() if "second" not in k} for r in json.loads((a / "logbook.json").read_text())]
+    other = [{k: v for k, v in r.items() if "second" not in k} for r in json.loads((b / "logbook.json").read_text())]
+    assert strip == other and len(strip) == 3
+    ca, cb = (json.loads((d / "champion.json").read_text()) for d in (a, b))
+    assert ca["config_hash"] == cb["config_hash"] and ca.get("validation") == cb.get("validation")
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("local") / "run"
+    _finished(_run(out, "--workers", "2"))       # also fills the kernel cache the workers load from
+    return out
+
+
+def test_a_small_recipe_on_the_cluster_gives_the_local_files(cluster, local_run, tmp_path):
+    out = tmp_path / "run"
+    text = _finished(_run(out, "--scheduler", cluster.address))
+    assert "3 generations" in text
+    _same_run(local_run, out)
+    assert json.loads((out / "config.json").read_text())["parallel"] == {"workers": 0, "backend": "dask",
+                                                                          "scheduler": cluster.address}
+
+
+def test_a_worker_killed_while_it_holds_tasks_changes_no_file(cluster, local_run, tmp_path):
+    out = tmp_path / "run"
+    pids = cluster.pids()
+    run = _run(out, "--scheduler", cluster.address)
+    killed = None
+    deadline = time.time() + 600
+    while killed is None and run.poll() is None and time.time() < deadline:
+        busy = [w for w, keys in cluster.client.processing().items() if keys and w in pids]
+        if busy:
+            killed = busy[0]
+            os.kill(pids[killed], signal.SIGKILL)
+        else:
+            time.sleep(0.05)
+    assert killed is not None, "the run finished before any worker held a task"
+    cluster.workers = [w for w in cluster.workers if w.pid != pids[killed]]
+    _finished(run)
+    _same_run(local_run, out)
+    cluster.add_worker()        # two workers again for the tests after this one
+
+
+def test_a_worker_with_another_source_is_refused(cluster, tmp_path):
+    copy = tmp_path / "src"
+    shutil.copytree(ROOT / "evolve", copy / "evolve", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copytree(ROOT / "evolve" / "agents" / "data", copy / "evolve" / "agents" / "data")
+    (copy / "evolve" / "core" / "errors.py").write_text((ROOT / "evolve/core/errors.py").read_text() + "\n# edited\n")
+    odd = cluster.add_worker(cwd=copy)
+    try:
+        p = subprocess.run([sys.executable, "-m", "evolve.arena", "matrix", "--game", "sueca", "--agents",
+                            "random,highlow", "--games", "20", "--scheduler", cluster.address],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 2
+        line = p.stderr.strip()
+        assert "evolve source" in line and "every worker needs the same versions" in line and "\n" not in line
+    finally:
+        os.killpg(odd.pid, signal.SIGKILL)
+        odd.wait()
+        cluster.workers.remove(odd)
+
+
+def test_an_address_without_a_scheduler_is_one_line(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "evolve.studies", "experiments/studies/spades_random.toml", "--quick",
+                        "--scheduler", "tcp://127.0.0.1:9"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert "no Dask scheduler answers there" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_the_matrix_on_the_cluster_equals_the_local_matrix(cluster, tmp_path):
+    args = [sys.executable, "-m", "evolve.arena", "matrix", "--game", "jass", "--agents", "random,jass_rule_based",
+            "--games", "200", "--json"]
+    here = subprocess.run(args + ["--workers", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    there = subprocess.run(args + ["--scheduler", cluster.address], cwd=ROOT, capture_output=True, text=True,
+                           timeout=300)
+    assert here.returncode == 0 and there.returncode == 0, there.stderr[-2000:]
+    a, b = json.loads(here.stdout), json.loads(there.stdout)
+    a.pop("seconds", None), b.pop("seconds", None)
+    assert a == b and a["cells"]
