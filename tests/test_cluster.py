@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from evolve.bench.cluster import Loopback, format_cluster, project
+
 distributed = pytest.importorskip("distributed", reason="the cluster tests need dask.distributed (the [dask] extra)")
 
 ROOT = Path(__file__).resolve().parent.parent
-DASK = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-WORKER = [sys.executable, "-m", "distributed.cli.dask_worker"]
 # the main job's recipe made small: teacher data, one DAgger round, three generations
 SMALL = ["--generations", "3", "--no-benchmark", "--no-progress",
          "--set", "imitation.deals=1500", "--set", 'imitation.teacher="ismcts:iterations=40"',
@@ -33,54 +33,9 @@ SMALL = ["--generations", "3", "--no-benchmark", "--no-progress",
          "--set", "evolution.rounds_per_game=64", "--set", "evolution.validation_deals=1000"]
 
 
-class Cluster:
-    """A scheduler and its workers as separate processes, on loopback."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.file = folder / "scheduler.json"
-        self.logs = []
-        self.scheduler = self._spawn(DASK + ["--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                             "--scheduler-file", str(self.file)], "scheduler")
-        deadline = time.time() + 60
-        while not self.file.is_file() and time.time() < deadline:
-            time.sleep(0.2)
-        self.address = json.loads(self.file.read_text())["address"]
-        self.workers: list[subprocess.Popen] = []
-        self.client = distributed.Client(self.address, timeout=30)
-
-    def _spawn(self, cmd, name, cwd=ROOT):
-        log = open(self.folder / f"{name}-{len(self.logs)}.log", "w")
-        self.logs.append(log)
-        return subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def add_worker(self, cwd=ROOT) -> subprocess.Popen:
-        """A worker started in ``cwd`` (whose ``evolve`` folder, if any, it imports)."""
-        before = len(self.client.scheduler_info()["workers"])
-        w = self._spawn(WORKER + ["--scheduler-file", str(self.file), "--nthreads", "1", "--no-nanny",
-                                  "--no-dashboard", "--local-directory", str(self.folder / f"w{len(self.logs)}")],
-                        "worker", cwd)
-        self.workers.append(w)
-        self.client.wait_for_workers(before + 1, timeout=60)
-        return w
-
-    def pids(self) -> dict[str, int]:
-        """Worker address -> its process id."""
-        return self.client.run(os.getpid)
-
-    def close(self):
-        self.client.close()
-        for p in [*self.workers, self.scheduler]:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait()
-        for log in self.logs:
-            log.close()
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    c = Cluster(tmp_path_factory.mktemp("cluster"))
+    c = Loopback(tmp_path_factory.mktemp("cluster"), cwd=ROOT)
     try:
         c.add_worker()
         c.add_worker()
@@ -145,7 +100,7 @@ def test_a_worker_killed_while_it_holds_tasks_changes_no_file(cluster, local_run
         else:
             time.sleep(0.05)
     assert killed is not None, "the run finished before any worker held a task"
-    cluster.workers = [w for w in cluster.workers if w.pid != pids[killed]]
+    cluster.workers = [w for w in cluster.workers if w.pid != pids[killed]]    # already dead
     _finished(run)
     _same_run(local_run, out)
     cluster.add_worker()        # two workers again for the tests after this one
@@ -165,9 +120,7 @@ def test_a_worker_with_another_source_is_refused(cluster, tmp_path):
         line = p.stderr.strip()
         assert "evolve source" in line and "every worker needs the same versions" in line and "\n" not in line
     finally:
-        os.killpg(odd.pid, signal.SIGKILL)
-        odd.wait()
-        cluster.workers.remove(odd)
+        cluster.kill(odd)
 
 
 def test_an_address_without_a_scheduler_is_one_line(tmp_path):
@@ -187,3 +140,17 @@ def test_the_matrix_on_the_cluster_equals_the_local_matrix(cluster, tmp_path):
     a, b = json.loads(here.stdout), json.loads(there.stdout)
     a.pop("seconds", None), b.pop("seconds", None)
     assert a == b and a["cells"]
+
+
+def test_the_projection_model():
+    # one round of 100 s in 10 tasks: 10 cores take a tenth plus the overhead; more cores no less
+    assert project(100.0, 10, 1, 0.5, 0.0, 1) == 100.0
+    assert project(100.0, 10, 1, 0.5, 0.0, 10) == pytest.approx(10.5)
+    assert project(100.0, 10, 1, 0.5, 0.0, 512) == project(100.0, 10, 1, 0.5, 0.0, 10)
+    # many short rounds stop at their overhead; the serial part stays
+    assert project(30.0, 100, 300, 0.07, 5.0, 64) == pytest.approx(5.0 + 300 * (30.0 / 300 / 64 + 0.07))
+    r = {"overhead": {"dask": {"seconds_per_task": 0.003, "latency_seconds": 0.01}},
+         "steps": {"s": {"tasks": 8, "1 local": 2.0, "2 local": 1.0, "2 dask": 1.1, "overhead_per_task": 0.025}},
+         "model": "T", "projection": {"r": {"1": 60.0, "2": 30.0}}, "serial": {"r": 6.0}}
+    text = format_cluster(r)
+    assert "25.0" in text and "1 cores" in text and "0.1" in text

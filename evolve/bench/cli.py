@@ -337,11 +337,33 @@ def _add_env(sub) -> None:
     _json_and_run(p, run_env, format_env)
 
 
+def run_cluster(args) -> dict:
+    from evolve.bench.cluster import bench_cluster
+
+    return bench_cluster(deals=args.deals, iterations=args.iterations, repeats=args.repeats, seed=args.seed)
+
+
+def format_cluster(res: dict) -> str:
+    from evolve.bench.cluster import format_cluster as fmt
+
+    return fmt(res)
+
+
+def _add_cluster(sub) -> None:
+    p = sub.add_parser("cluster", help="per-task overhead and two steps on 1 and 2 local workers and a loopback "
+                                       "Dask cluster of 2 workers, and the recipes' projected wall times")
+    p.add_argument("--deals", type=_positive_int, default=2000, help="Monte Carlo deals of the play step")
+    p.add_argument("--iterations", type=_positive_int, default=100, help="ISMCTS iterations of the play step")
+    p.add_argument("--repeats", type=_positive_int, default=3, help="timings per figure; the median is kept")
+    p.add_argument("--seed", type=int, default=0)
+    _json_and_run(p, run_cluster, format_cluster)
+
+
 # subcommand name -> function adding its parser
 SUBCOMMANDS: dict[str, Callable[[Any], None]] = {"engine": _add_engine, "networks": _add_networks,
                                                  "evolution": _add_evolution, "agents": _add_agents,
                                                  "decisions": _add_decisions, "serve": _add_serve,
-                                                 "env": _add_env}
+                                                 "env": _add_env, "cluster": _add_cluster}
 
 
 def build_parser() -> argparse.ArgumentParser:

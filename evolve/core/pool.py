@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import logging
 import sys
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -80,8 +81,21 @@ def use_scheduler(address: str) -> None:
             raise UsageError(f"--scheduler {address}: worker {worker} has {', '.join(differ)}; every worker needs "
                              "the same versions and the same checkout")
     _cluster.update(address=address, client=client)
+    # a lost scheduler is reported in one line (``SchedulerLost``), not by the client's log too
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     if not _pools:
         atexit.register(_shut_down)
+
+
+def cluster_workers() -> int:
+    """The threads of the connected Dask cluster's workers (0 when none is connected)."""
+    client = _cluster["client"]
+    if client is None:
+        return 0
+    try:
+        return int(sum(client.nthreads().values()))
+    except (OSError, TimeoutError):
+        return 0
 
 
 def scheduler() -> str:

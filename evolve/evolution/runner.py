@@ -37,7 +37,7 @@ from evolve.agents.network.architecture import Architecture
 from evolve.agents.registry import AgentSpec, parse_seat
 from evolve.core.cores import resolve_workers
 from evolve.core.errors import UsageError
-from evolve.core.pool import SchedulerLost, use_scheduler
+from evolve.core.pool import SchedulerLost, cluster_workers, use_scheduler
 from evolve.core.progress import progress_line
 from evolve.core.stats import mean_ci, paired_difference
 from evolve.core.version import __version__
@@ -355,8 +355,11 @@ class Evolution:
         # advanced fitness: the best member's tricks too, which the thesis's Table 1 gives beside it
         advanced = ev["fitness"] == "advanced"
         stage, tournament = self.tournament_at(state)
+        # on a cluster, a chunk of tables for each of its workers (chunks never change the figures)
+        on_cluster = self.config.parallel["backend"] == "dask"
+        chunks = (max(self.workers, cluster_workers()) if on_cluster else self.workers) if runner else 1
         fitness, counts, *tricks = tournament.evaluate(self.member_specs(state.population), state.seed, g, runner,
-                                                       self.workers if runner else 1, with_tricks=advanced)
+                                                       chunks, with_tricks=advanced)
         played = counts > 0
         rate = self.strategy.rate(g)
         f = fitness[played]

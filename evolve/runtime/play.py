@@ -22,7 +22,7 @@ import numpy as np
 from evolve.agents.dispatch import FAMILIES, families_of
 from evolve.agents.registry import AgentSpec, pack_seats, parse_seats
 from evolve.core.errors import UsageError, checked_int
-from evolve.core.pool import map_ordered
+from evolve.core.pool import cluster_workers, map_ordered
 from evolve.games.bits import seed_key
 from evolve.games.card_play import DealRecord, new_record
 from evolve.games.match import accumulate_games
@@ -31,7 +31,20 @@ from evolve.games.state import CALLS
 from evolve.runtime.batch import play_batch
 from evolve.runtime.lockstep import play_lockstep
 
-CHUNK = 1 << 14
+CHUNK = 1 << 14         # deals per task at most
+MIN_CHUNK = 256         # deals per task at least, when a batch is spread over processes
+TASKS_PER_WORKER = 4    # so that a slow or lost worker's share is small; chunking never changes results
+
+
+def chunk_size(n_deals: int, workers: int) -> int:
+    """Deals per task of a batch of ``n_deals`` on ``workers`` processes (or the cluster's
+    workers when a Dask scheduler is connected): about ``TASKS_PER_WORKER`` tasks per
+    worker, between ``MIN_CHUNK`` and ``CHUNK`` deals each. Every deal is fixed by its
+    index, so any split gives the same arrays."""
+    parallel = max(int(workers), cluster_workers())
+    if parallel <= 1:
+        return CHUNK
+    return int(min(CHUNK, max(MIN_CHUNK, -(-int(n_deals) // (TASKS_PER_WORKER * parallel)))))
 
 # families every ``play`` in the block compiles in (``shared_engine``)
 _SHARED_FAMILIES: ContextVar[tuple[str, ...]] = ContextVar("shared_engine_families", default=())
@@ -210,7 +223,8 @@ def play(
     info = g.info
     shape = (info.hand_size, info.n_rest, info.n_tricks)
     empty = np.zeros((0, info.n_cards), np.int64)
-    bounds = [(a, min(a + CHUNK, n_deals)) for a in range(0, n_deals, CHUNK)] or [(0, 0)]
+    size = chunk_size(n_deals, workers)
+    bounds = [(a, min(a + size, n_deals)) for a in range(0, n_deals, size)] or [(0, 0)]
     jobs = [
         (
             g.rules,
