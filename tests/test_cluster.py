@@ -154,3 +154,17 @@ def test_the_projection_model():
          "model": "T", "projection": {"r": {"1": 60.0, "2": 30.0}}, "serial": {"r": 6.0}}
     text = format_cluster(r)
     assert "25.0" in text and "1 cores" in text and "0.1" in text
+
+
+def test_a_tasks_own_error_is_raised_as_itself_not_as_a_lost_scheduler(cluster):
+    from evolve.core import pool
+
+    pool.use_scheduler(cluster.address)
+    try:
+        assert pool.cluster_workers() >= 2
+        assert list(pool.map_ordered(os.path.join, [("a", "b"), ("c", "d")], 2)) == ["a/b", "c/d"]
+        with pytest.raises(FileNotFoundError):
+            list(pool.map_ordered(os.stat, [("/no/such/file",), ("/no/such/other",)], 2))
+    finally:
+        pool.use_scheduler("")
+    assert pool.scheduler() == "" and pool.cluster_workers() == 0

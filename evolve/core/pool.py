@@ -175,10 +175,13 @@ def _map_on_cluster(client, fn: Callable, tasks: list[tuple], ordered: bool) -> 
     try:
         for future in futures if ordered else as_completed(futures):
             try:
-                yield future.result()
+                result = future.result()
             except (OSError, TimeoutError, CancelledError) as e:
+                if future.status == "error":        # the task's own error, raised where it ran
+                    raise
                 raise SchedulerLost(f"lost the Dask scheduler at {_cluster['address']} "
                                     f"({e.__class__.__name__})") from None
+            yield result
     finally:
         for future in futures:
             if not future.done():
