@@ -13,13 +13,12 @@ dataclasses), so no worker unpickles a DEAP ``creator`` class.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import logging
 import sys
-from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from evolve.core.errors import UsageError
+from evolve.core.source import source_digest
 
 _pools: list = []
 _cluster: dict = {"address": "", "client": None}
@@ -36,13 +35,8 @@ def versions() -> dict[str, str]:
     import numba
     import numpy
 
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode())
-        h.update(path.read_bytes())
     return {"python": sys.version.split()[0], "numpy": numpy.__version__, "numba": numba.__version__,
-            "evolve source": h.hexdigest()[:16]}
+            "evolve source": source_digest()}
 
 
 def use_scheduler(address: str) -> None:

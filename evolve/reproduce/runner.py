@@ -27,19 +27,14 @@ from typing import Callable
 
 from evolve.core.files import atomic_write_text
 from evolve.core.progress import Progress
+from evolve.core.source import source_digest
 from evolve.reproduce.cells import VERDICTS, Cell, from_row, markdown, tally, text
 from evolve.reproduce.registry import DOCUMENTS, REPRODUCTIONS, Reproduction
-
-_PACKAGE = Path(__file__).resolve().parent.parent
 
 
 def source_hash() -> str:
     """A hash of every source file of the package (a unit computed by other code is stale)."""
-    h = hashlib.sha256()
-    for path in sorted(_PACKAGE.rglob("*.py")):
-        h.update(path.relative_to(_PACKAGE).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return source_digest()
 
 
 @dataclass
