@@ -123,6 +123,14 @@ def test_a_worker_with_another_source_is_refused(cluster, tmp_path):
         cluster.kill(odd)
 
 
+def test_a_string_that_is_no_address_is_one_line():
+    p = subprocess.run([sys.executable, "-m", "evolve.arena", "matrix", "--game", "jass", "--agents", "random,highlow",
+                        "--games", "5", "--scheduler", "notanaddress"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 2
+    assert "expected an address such as tcp://host:8786" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
 def test_an_address_without_a_scheduler_is_one_line(tmp_path):
     p = subprocess.run([sys.executable, "-m", "evolve.studies", "experiments/studies/spades_random.toml", "--quick",
                         "--scheduler", "tcp://127.0.0.1:9"], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -59,6 +59,8 @@ def use_scheduler(address: str) -> None:
         raise UsageError("--scheduler needs dask.distributed: pip install 'trick-evolve[dask]'") from None
     try:
         client = Client(address, timeout=10)
+    except ValueError as e:          # not an address: "missing port number", an unknown protocol
+        raise UsageError(f"--scheduler {address}: {e}; expected an address such as tcp://host:8786") from None
     except (OSError, TimeoutError) as e:
         raise UsageError(f"--scheduler {address}: no Dask scheduler answers there ({e.__class__.__name__})") from None
     try:
