@@ -24,9 +24,8 @@ from evolve.agents.search.value_net import (
     value_of,
 )
 from evolve.core.errors import UsageError
+from evolve.games.hooks import legal_cards, result_scale
 from evolve.games.registry import make_game
-from evolve.games.rules import legal_cards
-from evolve.games.scoring import result_scale
 from evolve.games.state import VOIDS
 from evolve.games.stepper import TrickState
 from evolve.learn.dnn import train_dnn

@@ -16,7 +16,7 @@ the trump-choice flow (calls, push, declarer, forehand) against jass-kit's ``act
 Legal-move sets
 ---------------
 At every one of the 36 plays of every deal our legal set (``TrickState.legal()``, i.e. the
-engine's ``rules.legal_cards``) is compared with jass-kit's and pyschieber's legal sets, and
+engine's ``hooks.legal_cards``) is compared with jass-kit's and pyschieber's legal sets, and
 with the adapters' plain-Python ``standard_legal`` (the rule as we specify it).  The two
 referees deviate from the standard rule in two known, documented ways, and a difference
 between us and a referee is accepted ONLY if it is exactly that referee's quirk:
@@ -381,7 +381,7 @@ def _random_position(rng):
 
 
 def _our_legal(mode, trick, hand, leader):
-    """Our legality through TrickState (rules.legal_cards): the trick cards are played from
+    """Our legality through TrickState (hooks.legal_cards): the trick cards are played from
     one-card hands (always legal), then the mover's legal set is read."""
     hands = [[] for _ in range(4)]
     for q, c in enumerate(trick):

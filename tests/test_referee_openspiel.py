@@ -267,7 +267,7 @@ def euchre_neutral(r, i):
 
 
 def _expected_bidding_legal(step_kind_round, dealer, seat, upsuit, stick):
-    """Bidding legal sets per our rules (``docs/reference/games.md`` / evolve.games.euchre docstring)."""
+    """Bidding legal sets per our rules (``docs/reference/games.md`` / evolve.games.euchre.game docstring)."""
     if step_kind_round == 1:
         return [("order",), ("pass",)]
     out = [("call", s) for s in range(4) if s != upsuit]

@@ -34,8 +34,9 @@ from evolve.bench.agents import decide_many, sample_positions
 from evolve.core.errors import UsageError
 from evolve.core.stats import paired_difference
 from evolve.games.bits import has
+from evolve.games.hooks import legal_cards
 from evolve.games.registry import make_game
-from evolve.games.rules import P_BUUR_RANK, P_N_RANKS, legal_cards, suit_of, trump_of
+from evolve.games.rules import P_BUUR_RANK, P_N_RANKS, suit_of, trump_of
 from evolve.games.state import ALONE, CALLS, HISTORY, MAKER, N_ACTIVE, NPLAYED, PLAYED_BY, TRICK, UPCARD, VOIDS
 from evolve.games.stepper import TrickState
 

@@ -69,7 +69,7 @@ def test_value_network_is_reproducible_stored_without_pickle_and_evaluated_alike
     hands = [list(r.hands[0, s]) for s in range(4)]
     s = TrickState(g, hands, mode=int(r.trump[0]), leader=int(r.first_leader[0]))
     params = c.params()
-    from evolve.games.scoring import result_scale
+    from evolve.games.hooks import result_scale
 
     scale = result_scale(g.rules, s.mode)
     for k in range(10):

@@ -6,7 +6,7 @@ A 11, 7 10, K 4, J 3, Q 2 (120 in all); follow suit if you can, otherwise anythi
 obligation to trump); the highest trump wins, else the highest card of the led suit.
 Game points of a deal: > 60 -> 1, > 90 -> 2, all ten tricks -> 4, 60-60 -> a draw (0).
 
-Card ids (evolve/games/sueca.py): suit * 10 + face, suits C D H S, faces 2 3 4 5 6 7 J Q K A.
+Card ids (evolve/games/sueca/game.py): suit * 10 + face, suits C D H S, faces 2 3 4 5 6 7 J Q K A.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import evolve
 from evolve.games.registry import make_game
 from evolve.games.stepper import TrickState
-from evolve.games.sueca import game_points
+from evolve.games.sueca.game import game_points
 
 FACES = "2 3 4 5 6 7 J Q K A".split()
 SUITS = "CDHS"

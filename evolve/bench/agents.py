@@ -19,7 +19,7 @@ from evolve.agents.search.card_search import (
 )
 from evolve.agents.search.register import SHIPPED_VALUE
 from evolve.games.bits import N_STREAMS, mix64
-from evolve.games.rules import legal_cards
+from evolve.games.hooks import legal_cards
 
 
 def sample_positions(game_name: str, n: int, seed: int, with_hands: bool = False, **options):

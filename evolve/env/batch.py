@@ -58,8 +58,9 @@ from evolve.env.spaces import (
 )
 from evolve.games.bits import N_STREAMS, ONE, ZERO, count, has, lowest, nth_card, seed_key
 from evolve.games.card_play import choose_card, deal_cards, game_finish, game_setup, new_record  # noqa: F401 (hooks)
+from evolve.games.hooks import legal_cards
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import P_GAME, P_N_CARDS, P_PARTNERSHIP, legal_cards
+from evolve.games.rules import P_GAME, P_N_CARDS, P_PARTNERSHIP
 from evolve.games.state import PUB_SIZE, reset_pub
 from evolve.games.template import template
 from evolve.games.trick import open_play, play_card_step

@@ -54,30 +54,16 @@ from evolve.agents.network.play import SEAT_INPUTS, _seat_masks
 from evolve.agents.registry import split_seats
 from evolve.core.errors import UsageError
 from evolve.games.bits import ONE, ZERO, bit, kernel, lowest, mask_of
-from evolve.games.euchre import CALL_ALONE, CALL_ORDER, CALL_PARTNER, SETUP_FIXED_SPADES
-from evolve.games.jass import JASS_PUSH
+from evolve.games.hooks import latest_call, public_maker
+from evolve.games.hooks import n_calls as game_n_calls
 from evolve.games.observation import Observation
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import (
-    GAME_EUCHRE,
-    GAME_JASS,
-    GAME_SPADES,
-    P_BIDDING,
-    P_GAME,
-    P_HAND,
-    P_N_CARDS,
-    P_N_MODES,
-    P_SETUP,
-)
+from evolve.games.rules import P_HAND, P_N_CARDS, P_N_MODES
 from evolve.games.state import (
     ALONE,
-    BIDS,
-    CALLS,
     DEALER,
-    MAKER,
     MODE,
     NPLAYED,
-    PHASE,
     TRICK_CARDS,
     TRICK_SEATS,
     TRICKS_WON,
@@ -98,15 +84,8 @@ _PLAYING = 2            # pub[PHASE] once the card play has started
 
 @kernel
 def n_calls_of(rules):
-    """The number of call values of the game (``A - n_cards``)."""
-    game = rules[P_GAME]
-    if game == GAME_SPADES:
-        return rules[P_HAND] + 1 if rules[P_BIDDING] != 0 else 0     # bids 0..13
-    if game == GAME_EUCHRE:
-        return 0 if rules[P_SETUP] == SETUP_FIXED_SPADES else CALL_PARTNER + 1
-    if game == GAME_JASS:
-        return JASS_PUSH + 1
-    return 0
+    """The number of call values of the game (``A - n_cards``; the game's ``n_calls`` hook)."""
+    return game_n_calls(rules)
 
 
 @kernel
@@ -117,39 +96,12 @@ def segment_sizes(rules):
 
 
 @kernel
-def _maker(rules, pub):
-    """The seat that fixed trump, or -1. The Euchre maker who ordered the turned card up is
-    public from its call on; the engine writes ``pub[MAKER]`` only after the dealer's discard."""
-    maker = pub[MAKER]
-    if maker < 0 and rules[P_GAME] == GAME_EUCHRE:
-        for k in range(4):
-            if pub[CALLS + k] == CALL_ORDER:
-                return (pub[DEALER] + 1 + k) & 3
-    return maker
-
-
-@kernel
 def _latest_call(rules, pub, s):
-    """Seat ``s``'s latest public call in the engine's call values, or -1."""
-    game = rules[P_GAME]
+    """Seat ``s``'s latest public call in the engine's call values, or -1 (the game's
+    ``latest_call`` hook)."""
     if n_calls_of(rules) == 0:
         return -1
-    if game == GAME_SPADES:
-        return pub[BIDS + s]
-    k = (s - pub[DEALER] - 1) & 3           # the seat's place in the bidding order, from the forehand
-    if game == GAME_EUCHRE:
-        # the maker's alone / partner call is the last one before the play, which it starts
-        if pub[PHASE] == _PLAYING and pub[MAKER] == s:
-            return CALL_ALONE if pub[ALONE] != 0 else CALL_PARTNER
-        if pub[CALLS + 4 + k] >= 0:
-            return pub[CALLS + 4 + k]
-        return pub[CALLS + k]
-    if game == GAME_JASS:
-        if k == 0:
-            return pub[CALLS]
-        if k == 2:
-            return pub[CALLS + 1]
-    return -1
+    return latest_call(rules, pub, s)
 
 
 @kernel
@@ -198,7 +150,7 @@ def encode_observation(rules, seat, decision, hand, pub, game_score, target, out
     at += N_DECISIONS
     out[at + ((pub[DEALER] - seat) & 3)] = 1
     at += 4
-    maker = _maker(rules, pub)
+    maker = public_maker(rules, pub)
     if maker >= 0:
         out[at + ((maker - seat) & 3)] = 1
     at += 4

@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit
 
 from evolve.games.bits import bit, has
-from evolve.games.rules import P_N_TRICKS, legal_cards, suit_of
+from evolve.games.hooks import legal_cards
+from evolve.games.rules import P_N_TRICKS, suit_of
 from evolve.games.state import (
     HISTORY,
     HISTORY_STRIDE,

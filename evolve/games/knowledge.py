@@ -3,36 +3,31 @@ seen, the cards another seat may still hold (voids shown, the Jass Buur, a trump
 before spades were broken), where the turned or shown card is, its partner and who is
 winning the trick. Pure functions of ``(rules, seat, hand, pub)``, shared by the
 rule-based agents, the network features and the determinization of the search agents,
-so that every game's particulars of what is known live here, beside the rules."""
+so that what is known is worked out in one place; a game's particulars (its shown card, the
+Jass Buur) are its hooks (``evolve.games.hooks``)."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from evolve.games.bits import ONE, ZERO, bit, has, kernel, lowest
-from evolve.games.euchre import CALL_ORDER
+from evolve.games.hooks import (
+    turned_up_card,  # noqa: F401 (what a seat knows, the game's hook)
+    void_cards,
+)
+from evolve.games.hooks import upcard_place as game_upcard_place
+from evolve.games.hooks import upcard_state as game_upcard_state
 from evolve.games.rules import (
     BREAK_NEVER,
-    GAME_EUCHRE,
-    GAME_JASS,
-    GAME_SUECA,
     P_BREAK_SPADES,
-    P_BUUR_RANK,
-    P_DISCARD_UPCARD,
-    P_GAME,
     P_N_CARDS,
-    P_N_RANKS,
     P_PARTNERSHIP,
-    P_SETUP,
     card_key,
-    suit_mask,
     suit_of,
     trump_of,
     winning_index,
 )
 from evolve.games.state import (
-    CALLS,
     DEALER,
     HISTORY,
     HISTORY_STRIDE,
@@ -43,13 +38,10 @@ from evolve.games.state import (
     TRICK,
     TRICK_CARDS,
     TRICK_SEATS,
+    UP_UNKNOWN,
     UPCARD,
     VOIDS,
 )
-from evolve.games.sueca import SETUPS as SUECA_SETUPS
-from evolve.games.trick import BUUR_ONLY_SHIFT
-
-SUECA_SETUP_STUDY = SUECA_SETUPS.index("study")
 
 
 @kernel
@@ -85,21 +77,12 @@ def full_mask(rules):
 
 @kernel
 def upcard_state(rules, pub):
-    """0: no shown card, or one whose holder is unknown (Sueca ``setup=study``: a random
-    card of the deck); 1: dead (the Euchre upcard, not taken up); 2: the dealer's (the
+    """The game's ``upcard_state`` hook: 0: no shown card, or one whose holder is unknown
+    (Sueca ``setup=study``: a random card of the deck); 1: dead (the Euchre upcard, not taken up); 2: the dealer's (the
     Sueca shown card; the Euchre upcard ordered up, which the dealer holds or discarded)."""
-    up = pub[UPCARD]
-    if up < 0:
+    if pub[UPCARD] < 0:
         return 0
-    game = rules[P_GAME]
-    if game == GAME_SUECA:
-        return 0 if rules[P_SETUP] == SUECA_SETUP_STUDY else 2
-    if game == GAME_EUCHRE:
-        for k in range(4):
-            if pub[CALLS + k] == CALL_ORDER:
-                return 2
-        return 1
-    return 0
+    return game_upcard_state(rules, pub)
 
 
 @kernel
@@ -129,14 +112,7 @@ def may_hold(rules, mode, seat, hand, pub, s):
     m = unseen_mask(rules, seat, hand, pub)
     if upcard_state(rules, pub) == 2 and s != pub[DEALER]:
         m &= ~bit(pub[UPCARD])
-    v = pub[VOIDS + s]
-    n_ranks = rules[P_N_RANKS]
-    for k in range(4):
-        if (v >> k) & 1:
-            m &= ~suit_mask(rules, mode, k)
-        elif rules[P_GAME] == GAME_JASS and (v >> (BUUR_ONLY_SHIFT + k)) & 1:
-            m &= ~(suit_mask(rules, mode, k) & ~bit(k * n_ranks + rules[P_BUUR_RANK]))
-    return m
+    return m & ~void_cards(rules, mode, pub[VOIDS + s])
 
 
 @kernel
@@ -178,43 +154,13 @@ def trump_lead_voids(rules, mode, pub, seat_voids_at, iw):
                 broken = True
 
 
-# where the turned card is, as one seat sees it (``upcard_place``)
-UP_UNKNOWN = 0            # no turned card, or it constrains nothing (seen, or its holder is not announced)
-UP_OUT_OF_PLAY = 1        # in the kitty, the seat's own discard or a hand that sits out
-UP_DEALER = 2             # in the dealer's hand until played
-UP_DEALER_OR_DISCARD = 3  # the dealer holds it or discarded it face down
-
-
 @kernel
 def upcard_place(rules, seat, hand, pub):
-    """Where ``seat`` (holding ``hand``) knows the turned card to be, if it has not seen it
-    played or in its hand: the Euchre upcard is out of play when turned down (and for the
-    dealer, who took it: in its hand or its own discard, and when the dealer sits out);
-    ordered up, the dealer holds it (``discard_upcard=false``) or holds it or discarded it;
-    the Sueca shown card stays in the dealer's hand (standard setup; the study's random
-    card has no announced holder)."""
+    """Where ``seat`` (holding ``hand``) knows the turned card to be (``UP_*`` of
+    ``evolve.games.state``), if it has not seen it played or in its hand: the game's
+    ``upcard_place`` hook (the Euchre upcard out of play or with the dealer, the Sueca shown
+    card in the dealer's hand)."""
     up = pub[UPCARD]
     if up < 0 or has(np.uint64(hand), up) or has(played_mask(pub), up):
         return UP_UNKNOWN
-    game = rules[P_GAME]
-    dealer = pub[DEALER]
-    if game == GAME_EUCHRE:
-        ordered = False
-        for k in range(4):
-            if pub[CALLS + k] == CALL_ORDER:
-                ordered = True
-        if not ordered or seat == dealer or dealer == pub[OUT_SEAT]:
-            return UP_OUT_OF_PLAY
-        return UP_DEALER if rules[P_DISCARD_UPCARD] == 0 else UP_DEALER_OR_DISCARD
-    if game == GAME_SUECA and rules[P_SETUP] != SUECA_SETUP_STUDY and seat != dealer:
-        return UP_DEALER
-    return UP_UNKNOWN
-
-
-@njit(cache=True, inline="always")
-def turned_up_card(rules, pub):
-    """The card turned up to propose trump (Euchre's upcard), which every seat has seen, or
-    -1. The Sueca shown trump card is not one: it is a card of the dealer's hand."""
-    if rules[P_GAME] == GAME_EUCHRE:
-        return pub[UPCARD]
-    return -1
+    return game_upcard_place(rules, seat, pub)

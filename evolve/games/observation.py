@@ -32,9 +32,10 @@ import numpy as np
 
 from evolve.core.errors import UsageError, checked_int, is_int
 from evolve.games.bits import cards_of, mask_of
+from evolve.games.hooks import legal_cards
 from evolve.games.protocol import CARD, DealState, ProtocolError
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import legal_cards, winning_index
+from evolve.games.rules import winning_index
 from evolve.games.stepper import recorded_plays
 from evolve.games.trick import next_active, open_play, replay_tricks
 

@@ -15,11 +15,14 @@ from typing import Any
 import numpy as np
 
 from evolve.core.errors import UsageError
-from evolve.games import euchre, jass, spades, sueca
+from evolve.games.euchre import game as euchre
 from evolve.games.info import GameInfo
+from evolve.games.jass import game as jass
 from evolve.games.options import resolve_options
 from evolve.games.protocol import Protocol
 from evolve.games.rules import P_PARTNERSHIP, P_TARGET
+from evolve.games.spades import game as spades
+from evolve.games.sueca import game as sueca
 
 MODULES = (spades, euchre, sueca, jass)
 GAMES: dict[str, GameInfo] = {m.INFO.name: m.INFO for m in MODULES}

@@ -1,4 +1,5 @@
-"""Pure trick-taking rules shared by every game: legality and trick resolution.
+"""Pure trick-taking rules shared by every game: the rules tables, the follow-suit rule and
+trick resolution (a game's own legality and knowledge are its hooks, ``evolve.games.hooks``).
 
 A game is described by one flat int64 ``rules`` array holding its integer options and
 tables (built once per game and option set in ``evolve.games.<game>``). Every function here is a pure Numba function of
@@ -23,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from evolve.games.bits import ONE, ZERO, bit, has, lowest
-from evolve.games.state import BROKEN, NPLAYED, TRICK_CARDS
+from evolve.games.bits import ZERO
+from evolve.games.state import BROKEN, NPLAYED, TRICK_CARDS, VOIDS
 
 # indices into Rules.params
 P_GAME = 0
@@ -43,22 +44,19 @@ P_STICK = 12
 P_TRUMP_CARD = 13
 P_TARGET = 14
 P_N_RANKS = 15
-P_BUUR_RANK = 16
+P_BUUR_RANK = 16      # Jass: the rank (in a suit) that never has to follow
 P_LONE_DEFENDER = 17
 P_DISCARD_UPCARD = 18
 N_PARAMS = 24
-
-GAME_SPADES = 0
-GAME_EUCHRE = 1
-GAME_SUECA = 2
-GAME_JASS = 3
 
 # rules[P_BREAK_SPADES]: 0 trump may be led any time, 1 once broken, BREAK_NEVER only
 # from a hand of nothing but trumps (OpenSpiel's Spades never marks spades broken)
 BREAK_NEVER = 2
 
+# rules[P_LEGALITY]: LEGAL_FOLLOW the plain follow-suit rule (``follow_legal``, which the
+# search's playouts inline); LEGAL_OWN the game's own ``legal_cards`` hook (Jass)
 LEGAL_FOLLOW = 0
-LEGAL_JASS = 1
+LEGAL_OWN = 1
 
 TRUMP_KEY = 1000
 LED_KEY = 500
@@ -193,50 +191,21 @@ def follow_legal(rules, mode, hand, pub):
 
 
 @njit(cache=True, inline="always")
-def jass_legal(rules, mode, hand, pub):
-    """Schieber legality: follow trump when trump is led (the Buur never has to be played);
-    on a side suit follow or trump; no undertrumping in a trick not led with trump unless
-    the hand holds nothing but trumps."""
-    n = pub[NPLAYED]
-    if n == 0:
-        return hand
-    led = suit_of(rules, mode, pub[TRICK_CARDS])
-    follow = hand & suit_mask(rules, mode, led)
-    tr = trump_of(rules, mode)
-    if tr < 0:
-        if follow != ZERO:
-            return follow
-        return hand
-    trumps = hand & suit_mask(rules, mode, tr)
-    if led == tr:
-        buur = bit(tr * rules[P_N_RANKS] + rules[P_BUUR_RANK])
-        if trumps & ~buur != ZERO:
-            return trumps
-        return hand
-    allowed = follow | trumps if follow != ZERO else hand
-    best = -1
-    for i in range(n):
-        c = pub[TRICK_CARDS + i]
-        if suit_of(rules, mode, c) == tr and rank_of(rules, mode, c) > best:
-            best = rank_of(rules, mode, c)
-    if best >= 0 and hand & ~trumps != ZERO:
-        low = ZERO
-        rest = trumps
-        while rest != ZERO:
-            c = lowest(rest)
-            rest &= rest - ONE
-            if rank_of(rules, mode, c) < best:
-                low |= bit(c)
-        allowed &= ~low
-    return allowed
+def follow_voids(rules, mode, pub, seat, card, q, led):
+    """What a card that does not follow the led suit shows under the follow-suit rule: the
+    seat holds none of the led suit (``pub[VOIDS + seat]`` bit ``led``)."""
+    pub[VOIDS + seat] |= 1 << led
 
 
 @njit(cache=True, inline="always")
-def legal_cards(rules, mode, hand, pub):
-    """The mask of cards the owner of ``hand`` may play now."""
-    if rules[P_LEGALITY] == LEGAL_JASS:
-        return jass_legal(rules, mode, hand, pub)
-    return follow_legal(rules, mode, hand, pub)
+def suit_voids(rules, mode, voids):
+    """The cards a seat with the void bits ``voids`` (``pub[VOIDS + s]``, bit k: no card of
+    suit k) cannot hold."""
+    m = ZERO
+    for k in range(4):
+        if (voids >> k) & 1:
+            m |= suit_mask(rules, mode, k)
+    return m
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +216,3 @@ def trick_points(rules, mode, cards, at, n):
         total += points_of(rules, mode, cards[at + i])
     return total
 
-
-def is_legal(rules: np.ndarray, mode: int, hand_mask: int, pub, card: int) -> bool:
-    """Python convenience: whether ``card`` is a legal play."""
-    return bool(has(legal_cards(rules, mode, np.uint64(hand_mask), pub), card))

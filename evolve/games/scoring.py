@@ -1,7 +1,8 @@
-"""The result of a seat's side at the end of a deal, as the search agents and value networks
-score it: tricks in Spades and Euchre (own tricks in cut-throat Spades), card points in
-Sueca and Jass (with the last-trick bonus and the Jass match bonus), and the largest such
-result of a deal, which normalises returns to [0, 1]."""
+"""The two ways a side's result at the end of a deal is counted, as the search agents and
+value networks score it, for the games' ``seat_result`` and ``result_scale`` hooks
+(``evolve.games.hooks``): tricks (Spades and Euchre; own tricks in cut-throat Spades) or card
+points (Sueca and Jass, with the last-trick bonus and the Jass match bonus), with the largest
+such result of a deal, which normalises returns to [0, 1]."""
 
 from __future__ import annotations
 
@@ -10,9 +11,6 @@ from numba import njit
 
 from evolve.games.bits import kernel
 from evolve.games.rules import (
-    GAME_EUCHRE,
-    GAME_SPADES,
-    P_GAME,
     P_LAST_BONUS,
     P_MATCH_BONUS,
     P_N_CARDS,
@@ -27,13 +25,22 @@ from evolve.games.state import (
 
 
 @njit(cache=True, inline="always")
-def seat_result(rules, p, s):
-    """The result of ``s``'s side at the end of the deal (see the module docstring)."""
-    game = rules[P_GAME]
-    if game == GAME_SPADES or game == GAME_EUCHRE:
-        if rules[P_PARTNERSHIP] != 0:
-            return np.float64(p[TRICKS_WON + s] + p[TRICKS_WON + (s + 2) % 4])
-        return np.float64(p[TRICKS_WON + s])
+def tricks_result(rules, p, s):
+    """The tricks ``s``'s side took (its own in a cut-throat game)."""
+    if rules[P_PARTNERSHIP] != 0:
+        return np.float64(p[TRICKS_WON + s] + p[TRICKS_WON + (s + 2) % 4])
+    return np.float64(p[TRICKS_WON + s])
+
+
+@kernel
+def tricks_scale(rules, mode):
+    """The largest trick result of a deal: every trick."""
+    return np.float64(rules[P_N_TRICKS])
+
+
+@njit(cache=True, inline="always")
+def points_result(rules, p, s):
+    """The card points ``s``'s side took, with the match bonus when it took every trick."""
     v = p[SIDE_POINTS + s % 2]
     if rules[P_MATCH_BONUS] > 0 and p[TRICKS_WON + s] + p[TRICKS_WON + (s + 2) % 4] == rules[P_N_TRICKS]:
         v += rules[P_MATCH_BONUS]
@@ -41,11 +48,8 @@ def seat_result(rules, p, s):
 
 
 @kernel
-def result_scale(rules, mode):
-    """The largest result of a deal (normalises UCT returns to [0, 1])."""
-    game = rules[P_GAME]
-    if game == GAME_SPADES or game == GAME_EUCHRE:
-        return np.float64(rules[P_N_TRICKS])
+def points_scale(rules, mode):
+    """The largest points result of a deal: every card's points and every bonus."""
     total = rules[P_LAST_BONUS] + rules[P_MATCH_BONUS]
     for c in range(rules[P_N_CARDS]):
         total += points_of(rules, mode, c)

@@ -41,6 +41,13 @@ HISTORY = 52        # 13 tricks x 6: leader, the cards in play order (-1 empty),
 HISTORY_STRIDE = 6
 PUB_SIZE = HISTORY + 13 * HISTORY_STRIDE
 
+# where the turned or shown card (``pub[UPCARD]``) is, as one seat sees it
+# (``evolve.games.knowledge.upcard_place``, each game's ``upcard_place`` hook)
+UP_UNKNOWN = 0            # no turned card, or it constrains nothing (seen, or its holder is not announced)
+UP_OUT_OF_PLAY = 1        # in the kitty, the seat's own discard or a hand that sits out
+UP_DEALER = 2             # in the dealer's hand until played
+UP_DEALER_OR_DISCARD = 3  # the dealer holds it or discarded it face down
+
 
 @njit(cache=True, inline="always")
 def as_mask(x):

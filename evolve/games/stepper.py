@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from evolve.games.bits import ONE, ZERO, cards_of, mask_of
+from evolve.games.hooks import legal_cards
 from evolve.games.protocol import ProtocolError
 from evolve.games.registry import Game, make_game
-from evolve.games.rules import legal_cards
 from evolve.games.state import (
     ALONE,
     BIDS,

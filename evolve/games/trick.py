@@ -10,12 +10,10 @@ import numpy as np
 from numba import njit
 
 from evolve.games.bits import bit, has
+from evolve.games.hooks import note_voids
 from evolve.games.rules import (
-    GAME_JASS,
-    P_GAME,
     P_LAST_BONUS,
     P_N_TRICKS,
-    rank_of,
     suit_of,
     trick_points,
     trump_of,
@@ -36,38 +34,18 @@ from evolve.games.state import (
     TRICK_CARDS,
     TRICK_SEATS,
     TRICKS_WON,
-    VOIDS,
 )
-
-# VOIDS bit 4 + s: the seat holds no card of suit s except possibly the Jass Buur
-BUUR_ONLY_SHIFT = 4
 
 
 @njit(cache=True, inline="always")
 def note_play(rules, mode, pub, seat, card, q, led):
     """Update the public state for ``seat`` playing ``card`` as the q-th card of the trick
-    led in suit ``led``, including what the play reveals about the seat's hand."""
+    led in suit ``led``, including what the play reveals about the seat's hand (the game's
+    ``note_voids`` hook)."""
     suit = suit_of(rules, mode, card)
     tr = trump_of(rules, mode)
-    if q > 0:
-        if suit != led:
-            if rules[P_GAME] != GAME_JASS:
-                pub[VOIDS + seat] |= 1 << led
-            elif led == tr:
-                pub[VOIDS + seat] |= 1 << (BUUR_ONLY_SHIFT + led)
-            elif suit != tr:
-                pub[VOIDS + seat] |= 1 << led
-            else:
-                # a trump below one already in the trick is only legal from an all-trump hand
-                best = -1
-                for i in range(q):
-                    c = pub[TRICK_CARDS + i]
-                    if suit_of(rules, mode, c) == tr and rank_of(rules, mode, c) > best:
-                        best = rank_of(rules, mode, c)
-                if rank_of(rules, mode, card) < best:
-                    for s in range(4):
-                        if s != tr:
-                            pub[VOIDS + seat] |= 1 << s
+    if q > 0 and suit != led:
+        note_voids(rules, mode, pub, seat, card, q, led)
     if suit == tr:
         pub[BROKEN] = 1
     pub[TRICK_CARDS + q] = card

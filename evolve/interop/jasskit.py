@@ -39,7 +39,7 @@ from jass.game.const import PUSH as JK_PUSH
 
 from evolve.core.cli import Parser, run
 from evolve.core.errors import UsageError
-from evolve.games.jass import JASS_PUSH
+from evolve.games.jass.hooks import JASS_PUSH
 from evolve.games.observation import Observation, seat_plays
 from evolve.runtime.decide import Agent
 

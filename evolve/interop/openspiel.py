@@ -47,7 +47,7 @@ import pyspiel
 
 from evolve.core.cli import Parser, run
 from evolve.core.errors import UsageError
-from evolve.games.euchre import CALL_ALONE, CALL_ORDER, CALL_PARTNER, CALL_PASS
+from evolve.games.euchre.hooks import CALL_ALONE, CALL_ORDER, CALL_PARTNER, CALL_PASS
 from evolve.games.observation import Observation, seat_plays
 from evolve.runtime.decide import Agent
 

@@ -66,7 +66,7 @@ from evolve.core.optim import adam_step
 from evolve.core.pool import map_ordered
 from evolve.games.bits import N_STREAMS, bit, seed_key
 from evolve.games.dealing import deal_cards
-from evolve.games.euchre import CALL_ORDER, CALL_PASS
+from evolve.games.euchre.hooks import CALL_ORDER, CALL_PASS
 from evolve.games.rules import P_DISCARD_UPCARD, P_STICK
 from evolve.games.state import CALLS, MAKER, MODE, PHASE, PUB_SIZE, PUSHED, UPCARD, reset_pub
 from evolve.learn import mlp

@@ -15,8 +15,8 @@ from evolve.core.errors import UsageError
 from evolve.core.optim import adam_step
 from evolve.core.progress import progress_line
 from evolve.games.bits import bit, has
-from evolve.games.rules import P_N_CARDS, P_N_TRICKS, legal_cards
-from evolve.games.scoring import result_scale, seat_result
+from evolve.games.hooks import legal_cards, result_scale, seat_result
+from evolve.games.rules import P_N_CARDS, P_N_TRICKS
 from evolve.games.state import ALONE, BIDS, MAKER, MODE, PLAYED_BY, PUB_SIZE, PUSHED, reset_pub
 from evolve.games.trick import next_active, open_play, play_step
 from evolve.learn import mlp

@@ -41,7 +41,7 @@ from evolve.agents.dispatch import (
 from evolve.agents.registry import pack_seats, parse_seat, sees_hidden_hands
 from evolve.core.errors import UsageError, checked_int
 from evolve.games.bits import N_STREAMS, seed_key, seed_streams
-from evolve.games.euchre import CALL_ALONE, CALL_ORDER, CALL_PARTNER, CALL_PASS
+from evolve.games.euchre.hooks import CALL_ALONE, CALL_ORDER, CALL_PARTNER, CALL_PASS
 from evolve.games.observation import Observation
 from evolve.games.registry import make_game
 from evolve.games.template import specialise

@@ -35,7 +35,8 @@ from evolve.agents.network.play import (
 from evolve.agents.network.simd import GEMM_M
 from evolve.games.bits import N_STREAMS, count
 from evolve.games.card_play import choose_card, deal_cards, game_finish, game_setup  # noqa: F401 (hooks)
-from evolve.games.rules import P_GAME, P_N_CARDS, legal_cards
+from evolve.games.hooks import legal_cards
+from evolve.games.rules import P_GAME, P_N_CARDS
 from evolve.games.state import PUB_SIZE, reset_pub
 from evolve.games.template import template
 from evolve.games.trick import open_play, play_card_step

@@ -78,21 +78,20 @@ from evolve.games.bits import (
     next_u64,
     random_card,
 )
+from evolve.games.hooks import legal_cards, result_scale, seat_result
 from evolve.games.rules import (
-    LEGAL_JASS,
+    LEGAL_FOLLOW,
     P_BREAK_SPADES,
     P_LAST_BONUS,
     P_LEGALITY,
     P_N_CARDS,
     P_N_TRICKS,
     card_key,
-    legal_cards,
     points_of,
     suit_mask,
     suit_of,
     trump_of,
 )
-from evolve.games.scoring import result_scale, seat_result
 from evolve.games.state import (
     BROKEN,
     HISTORY,
@@ -277,7 +276,7 @@ def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
     The playout keeps only what legality and scoring read: the current trick's cards and
     ``NPLAYED`` / ``BROKEN`` in ``p`` (``legal_cards`` reads them), the running winner and
     points in registers; seen-voids, per-seat played masks and the history are not kept.
-    Legality is ``legal_cards`` itself for Jass and for a lead under ``break_spades`` and
+    Legality is ``legal_cards`` itself for a game with its own (Jass) and for a lead under ``break_spades`` and
     its follow-suit rule inlined otherwise; winners are the strict first maximum of
     ``card_key``, exactly as ``winning_index``. ``test_search_agents`` checks the results
     against ``note_play``/``finish_trick`` playouts on the same random streams."""
@@ -286,7 +285,7 @@ def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
     n_active = p[N_ACTIVE]
     n_tricks = rules[P_N_TRICKS]
     tr = trump_of(rules, mode)
-    full_legality = rules[P_LEGALITY] == LEGAL_JASS
+    full_legality = rules[P_LEGALITY] != LEGAL_FOLLOW
     break_spades = rules[P_BREAK_SPADES] != 0
     q = p[NPLAYED]
     t = p[TRICK]

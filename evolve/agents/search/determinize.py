@@ -66,24 +66,23 @@ from evolve.games.bits import (
     next_u64,
     nth_card,
 )
-from evolve.games.knowledge import UP_DEALER, UP_DEALER_OR_DISCARD, UP_OUT_OF_PLAY, trump_lead_voids, upcard_place
+from evolve.games.hooks import void_cards
+from evolve.games.knowledge import trump_lead_voids, upcard_place
 from evolve.games.rules import (
     P_BREAK_SPADES,
-    P_BUUR_RANK,
     P_HAND,
     P_N_CARDS,
-    P_N_RANKS,
-    suit_mask,
 )
 from evolve.games.state import (
     DEALER,
     OUT_SEAT,
     PLAYED_BY,
+    UP_DEALER,
+    UP_DEALER_OR_DISCARD,
+    UP_OUT_OF_PLAY,
     UPCARD,
     VOIDS,
 )
-
-BUUR_ONLY_SHIFT = 4     # evolve.games.trick.BUUR_ONLY_SHIFT
 
 MAX_HOLDERS = 5
 MAX_CLASSES = 8
@@ -296,13 +295,7 @@ def det_prepare(rules, mode, seat, hand, pub, iw, base):  # noqa: C901 (one kern
             raise ValueError("determinization: a seat holds fewer cards than known")
         if need == 0:
             continue
-        banned = ZERO
-        v = iw[base + D_R + s]
-        for su in range(4):
-            if (v >> su) & 1 == 1:
-                banned |= suit_mask(rules, mode, su)
-            elif (v >> (BUUR_ONLY_SHIFT + su)) & 1 == 1:
-                banned |= suit_mask(rules, mode, su) & ~bit(su * rules[P_N_RANKS] + rules[P_BUUR_RANK])
+        banned = void_cards(rules, mode, iw[base + D_R + s])
         iw[base + D_HSEAT + h] = s
         iw[base + D_NEED + h] = need
         iw[base + D_ALLOW + h] = np.int64(unseen & ~banned)

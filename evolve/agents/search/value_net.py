@@ -14,7 +14,7 @@ Features of ``(seat, hand, pub)`` for a game of N cards and M trump modes (n_in 
   one-hot of the number of cards already in the current trick.
 
 The network: ``h = tanh(b1 + x W1)``, ``v = b2 + h . w2`` (a linear output), predicting the
-seat's side's final result over the deal's maximum (``evolve.games.scoring.seat_result``
+seat's side's final result over the deal's maximum (``evolve.games.hooks.seat_result``
 and ``result_scale``). Its parameters sit in a float64 vector ``[n_in, n_hidden, W1 (n_in x
 n_hidden, row-major), b1, w2, b2]``.
 

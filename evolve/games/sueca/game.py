@@ -30,7 +30,6 @@ from evolve.games.info import GameInfo, trump_first_orders
 from evolve.games.options import Option
 from evolve.games.protocol import Protocol, ProtocolError
 from evolve.games.rules import (
-    GAME_SUECA,
     LEGAL_FOLLOW,
     P_GAME,
     P_HAND,
@@ -46,9 +45,9 @@ from evolve.games.rules import (
     make_rules,
 )
 from evolve.games.state import MODE, UPCARD
+from evolve.games.sueca.hooks import GAME_ID, SETUPS
 from evolve.games.template import template
 
-SETUPS = ("standard", "study")
 TRUMP_CARDS = ("last", "first")
 # trick strength of faces 2,3,4,5,6,7,J,Q,K,A
 _TRICK_RANK = (0, 1, 2, 3, 4, 8, 6, 5, 7, 9)
@@ -69,7 +68,7 @@ def build(opts: dict):
     points = np.tile(np.array(_POINTS)[cards % 10], (4, 1))
     strength = np.where(suit == np.arange(4)[:, None], 100 + rank, rank)
     params = {
-        P_GAME: GAME_SUECA, P_N_CARDS: 40, P_HAND: 10, P_N_TRICKS: 10, P_N_MODES: 4,
+        P_GAME: GAME_ID, P_N_CARDS: 40, P_HAND: 10, P_N_TRICKS: 10, P_N_MODES: 4,
         P_LEGALITY: LEGAL_FOLLOW, P_PARTNERSHIP: 1, P_N_RANKS: 10,
         P_SETUP: SETUPS.index(opts["setup"]), P_TRUMP_CARD: TRUMP_CARDS.index(opts["trump_card"]),
         P_TARGET: opts["target"],
@@ -190,5 +189,5 @@ INFO = GameInfo(
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="40 cards, 120 points, trump from the dealer's card; rubber to 4 game points",
     trump_first=trump_first_orders(4),
-    game_id=GAME_SUECA, protocol=SuecaProtocol,
+    game_id=GAME_ID, protocol=SuecaProtocol,
 )

@@ -5,7 +5,7 @@ Card id = suit * 9 + rank; suits D, H, S, C (0..3, jass-kit's order); ranks 6, 7
 (bottom-up). Trump order J (Buur) > 9 (Nell) > A > K > Q > 10 > 8 > 7 > 6.
 
 The forehand (seat after the dealer) declares a mode or pushes; after a push its partner
-must declare. The forehand leads either way. Legality: see ``rules.jass_legal``.
+must declare. The forehand leads either way. Legality: see ``hooks.legal_cards``.
 Points as in ``docs/reference/games.md``, last trick +5 (157). ``match_bonus``: all nine tricks +100.
 ``multipliers``: diamonds/hearts x1, spades/clubs x2, Obe/Une x3 on the hand score.
 Weis (melds) and Stöck (the trump king and queen) are not implemented: a deal scores its
@@ -21,11 +21,11 @@ from numba import njit
 from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
 from evolve.games.info import GameInfo, trump_first_orders
+from evolve.games.jass.hooks import GAME_ID, JASS_PUSH
 from evolve.games.options import Option
 from evolve.games.protocol import Protocol
 from evolve.games.rules import (
-    GAME_JASS,
-    LEGAL_JASS,
+    LEGAL_OWN,
     P_BUUR_RANK,
     P_GAME,
     P_HAND,
@@ -48,7 +48,6 @@ from evolve.games.template import policy_hook, template
 choose_jass_mode = policy_hook("choose_jass_mode", "(kinds, params, seat, rules, hand, pub, rngs, may_push) -> mode")
 
 OBE, UNE = 4, 5
-JASS_PUSH = 6   # the forehand's call that passes the choice to its partner
 # face index: 6 7 8 9 10 J Q K A
 _TRUMP_RANK = (0, 1, 2, 7, 3, 8, 4, 5, 6)
 _TRUMP_POINTS = (0, 0, 0, 14, 10, 20, 3, 4, 11)
@@ -86,8 +85,8 @@ def build(opts: dict):
                 strength[m, c] = r
     mult = np.array(_MULTIPLIER) if opts["multipliers"] else np.ones(6)
     params = {
-        P_GAME: GAME_JASS, P_N_CARDS: 36, P_HAND: 9, P_N_TRICKS: 9, P_N_MODES: 6,
-        P_LEGALITY: LEGAL_JASS, P_PARTNERSHIP: 1, P_N_RANKS: 9, P_BUUR_RANK: 5,
+        P_GAME: GAME_ID, P_N_CARDS: 36, P_HAND: 9, P_N_TRICKS: 9, P_N_MODES: 6,
+        P_LEGALITY: LEGAL_OWN, P_PARTNERSHIP: 1, P_N_RANKS: 9, P_BUUR_RANK: 5,
         P_LAST_BONUS: 5, P_MATCH_BONUS: 100 if opts["match_bonus"] else 0,
         P_TARGET: opts["target"],
     }
@@ -195,7 +194,7 @@ INFO = GameInfo(
     mode_names=("diamonds", "hearts", "spades", "clubs", "obe-abe", "une-ufe"),
     describe="Schieber: 36 cards, six modes with push, 157 points per deal",
     trump_first=trump_first_orders(6),
-    game_id=GAME_JASS, protocol=JassProtocol,
+    game_id=GAME_ID, protocol=JassProtocol,
     # the ranked rule and the Graf table are level (+0.7 [-0.1, +1.5] points per deal on 4,000
     # deals) and 21 points per deal better than random trump (docs/results/bidders.md)
     default_bidder="simple",

@@ -32,11 +32,19 @@ from evolve.core.errors import checked_int
 from evolve.games.bits import bit, has
 from evolve.games.card_play import record_play
 from evolve.games.dealing import deal_hands
+from evolve.games.euchre.hooks import (
+    CALL_ALONE,
+    CALL_ORDER,
+    CALL_PARTNER,
+    CALL_PASS,
+    GAME_ID,
+    SETUP_FIXED_SPADES,
+    SETUPS,
+)
 from evolve.games.info import GameInfo, trump_first_orders
 from evolve.games.options import Option
 from evolve.games.protocol import PASSED_OUT, Protocol, ProtocolError
 from evolve.games.rules import (
-    GAME_EUCHRE,
     LEGAL_FOLLOW,
     P_DISCARD_UPCARD,
     P_GAME,
@@ -63,10 +71,6 @@ choose_euchre_alone = policy_hook("choose_euchre_alone", "(kinds, params, seat, 
 choose_euchre_discard = policy_hook(
     "choose_euchre_discard", "(kinds, params, seat, rules, hand, pub, rngs, trump) -> card")
 
-SETUPS = ("standard", "fixed_spades")
-SETUP_FIXED_SPADES = 1
-CALL_PASS = 4
-CALL_ORDER = 5
 JACK = 2
 
 OPTIONS = {
@@ -98,7 +102,7 @@ def build(opts: dict):
                 suit[t, c], rank[t, c] = t, 6
                 strength[t, c] = 12
     params = {
-        P_GAME: GAME_EUCHRE, P_N_CARDS: 24, P_HAND: 5, P_N_TRICKS: 5, P_N_MODES: 4,
+        P_GAME: GAME_ID, P_N_CARDS: 24, P_HAND: 5, P_N_TRICKS: 5, P_N_MODES: 4,
         P_LEGALITY: LEGAL_FOLLOW, P_PARTNERSHIP: 1, P_N_RANKS: 6,
         P_SETUP: SETUPS.index(opts["setup"]), P_STICK: int(opts["stick_the_dealer"]),
         P_TARGET: opts["target"], P_DISCARD_UPCARD: int(opts["discard_upcard"]),
@@ -202,8 +206,6 @@ def finish(rules, pub, rec, i):
     score_deal(rec.tricks[i], maker, alone, rec.score[i])
 
 
-CALL_ALONE = 6       # the maker plays alone
-CALL_PARTNER = 7     # the maker plays with its partner
 CALL_NAMES = {0: "clubs", 1: "diamonds", 2: "hearts", 3: "spades", CALL_PASS: "pass", CALL_ORDER: "order",
               CALL_ALONE: "alone", CALL_PARTNER: "partner"}
 
@@ -388,7 +390,7 @@ INFO = GameInfo(
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="24 cards, bowers, two bidding rounds, going alone; partnership game to 10",
     trump_first=trump_first_orders(4, lambda trump: 3 - trump),   # the left bower's suit second
-    game_id=GAME_EUCHRE, protocol=EuchreProtocol,
+    game_id=GAME_ID, protocol=EuchreProtocol,
     # the context table wins 95% of games to 10 against the simple rule (which passes 85% of
     # deals) at about the speed of card play; the profile table is as strong but ~3x slower
     # (CardCounting card play on both sides, docs/results/bidders.md)

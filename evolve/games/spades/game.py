@@ -30,7 +30,6 @@ from evolve.games.options import Option
 from evolve.games.protocol import Protocol
 from evolve.games.rules import (
     BREAK_NEVER,
-    GAME_SPADES,
     LEGAL_FOLLOW,
     P_BIDDING,
     P_BREAK_SPADES,
@@ -45,6 +44,7 @@ from evolve.games.rules import (
     P_TARGET,
     make_rules,
 )
+from evolve.games.spades.hooks import GAME_ID
 from evolve.games.state import BIDS
 from evolve.games.template import policy_hook, template
 
@@ -78,7 +78,7 @@ def build(opts: dict):
     rank = (cards % 13)[None, :]
     strength = np.where(suit == 3, 100 + rank, rank)
     params = {
-        P_GAME: GAME_SPADES, P_N_CARDS: 52, P_HAND: 13, P_N_TRICKS: 13, P_N_MODES: 1,
+        P_GAME: GAME_ID, P_N_CARDS: 52, P_HAND: 13, P_N_TRICKS: 13, P_N_MODES: 1,
         P_LEGALITY: LEGAL_FOLLOW, P_BREAK_SPADES: BREAK_NEVER if opts["never_broken"] else int(opts["break_spades"]),
         P_PARTNERSHIP: int(opts["partnership"]), P_BIDDING: bidding, P_TARGET: target,
         P_N_RANKS: 13,
@@ -244,6 +244,6 @@ INFO = GameInfo(
     faces=("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"),
     options=OPTIONS, build=build, mode_names=("spades",),
     describe="52 cards, spades trump; cut-throat by default, optional partnership and bidding",
-    game_id=GAME_SPADES, protocol=SpadesProtocol,
+    game_id=GAME_ID, protocol=SpadesProtocol,
     default_bidder="simple",       # the rule of thumb (docs/results/bidders.md)
 )

@@ -1,0 +1,2 @@
+"""Euchre: ``game`` (its options, rules tables, deal kernels, protocol and ``INFO``) and
+``hooks`` (what only Euchre knows inside the shared Numba kernels, ``evolve.games.hooks``)."""

@@ -1,0 +1,2 @@
+"""Jass: ``game`` (its options, rules tables, deal kernels, protocol and ``INFO``) and
+``hooks`` (what only Jass knows inside the shared Numba kernels, ``evolve.games.hooks``)."""

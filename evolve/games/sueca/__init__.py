@@ -1,0 +1,2 @@
+"""Sueca: ``game`` (its options, rules tables, deal kernels, protocol and ``INFO``) and
+``hooks`` (what only Sueca knows inside the shared Numba kernels, ``evolve.games.hooks``)."""
