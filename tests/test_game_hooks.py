@@ -19,6 +19,7 @@ from evolve.runtime.conformance import option_variants
 ARGS = {
     "legal_cards": lambda r, m, s, h, p: (r, m, h, p),
     "void_cards": lambda r, m, s, h, p: (r, m, p[36 + (s + 1) % 4]),
+    "breaks": lambda r, m, s, h, p: (r, m, int(h).bit_length() - 1),
     "upcard_state": lambda r, m, s, h, p: (r, p),
     "upcard_place": lambda r, m, s, h, p: (r, s, p),
     "turned_up_card": lambda r, m, s, h, p: (r, p),
@@ -31,15 +32,17 @@ ARGS = {
 # the hooks that change ``pub`` in place: (arguments, the copy of pub they write)
 WRITERS = {
     "note_voids": lambda r, m, s, h, p: (r, m, p, s, int(h).bit_length() - 1, 1, 0),
+    "trick_taken": lambda r, m, s, h, p: (r, m, p, s, 4),
 }
 
 
 def test_every_game_has_its_hooks_module_under_its_id():
-    assert sorted(hooks.GAME_HOOKS) == sorted(info.game_id for info in GAMES.values())
+    assert {info.game_id for info in GAMES.values()} <= set(hooks.GAME_HOOKS)
     for info in GAMES.values():
-        module = hooks.GAME_HOOKS[info.game_id]
-        assert module.__name__ == f"evolve.games.{info.name}.hooks"
-        assert hasattr(module, "seat_result") and hasattr(module, "result_scale"), info.name
+        assert hooks.GAME_HOOKS[info.game_id].__name__ == f"evolve.games.{info.name}.hooks"
+    for module in hooks.GAME_HOOKS.values():
+        assert module.__name__.startswith("evolve.games.") and module.__name__.endswith(".hooks")
+        assert hasattr(module, "seat_result") and hasattr(module, "result_scale"), module.__name__
     assert set(hooks.HOOKS) == {*ARGS, *WRITERS}
 
 

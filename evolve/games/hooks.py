@@ -21,7 +21,7 @@ from numba import njit
 from evolve.games.bits import has, kernel
 from evolve.games.euchre import hooks as euchre
 from evolve.games.jass import hooks as jass
-from evolve.games.rules import LEGAL_FOLLOW, P_GAME, P_LEGALITY, follow_legal, follow_voids, suit_voids
+from evolve.games.rules import LEGAL_FOLLOW, P_GAME, P_LEGALITY, follow_legal, follow_voids, suit_voids, trump_breaks
 from evolve.games.spades import hooks as spades
 from evolve.games.state import MAKER, UP_UNKNOWN
 from evolve.games.sueca import hooks as sueca
@@ -31,6 +31,7 @@ GAME_HOOKS = {m.GAME_ID: m for m in (spades, euchre, sueca, jass)}
 #: the hooks a game may define, each with the shared default a game without it gets
 HOOKS = {
     "legal_cards": "follow_legal", "note_voids": "follow_voids", "void_cards": "suit_voids",
+    "breaks": "trump_breaks", "trick_taken": "nothing",
     "upcard_state": "no shown card", "upcard_place": "UP_UNKNOWN", "turned_up_card": "none (-1)",
     "seat_result": "(required)", "result_scale": "(required)",
     "n_calls": "0", "public_maker": "pub[MAKER]", "latest_call": "-1",
@@ -41,7 +42,8 @@ HOOKS = {
 def legal_cards(rules, mode, hand, pub):
     """The mask of cards the owner of ``hand`` may play now."""
     if rules[P_LEGALITY] != LEGAL_FOLLOW:
-        if rules[P_GAME] == jass.GAME_ID:
+        game = rules[P_GAME]
+        if game == jass.GAME_ID:
             return jass.legal_cards(rules, mode, hand, pub)
     return follow_legal(rules, mode, hand, pub)
 
@@ -59,6 +61,21 @@ def note_voids(rules, mode, pub, seat, card, q, led):
         jass.note_voids(rules, mode, pub, seat, card, q, led)
     else:
         follow_voids(rules, mode, pub, seat, card, q, led)
+
+
+@njit(cache=True, inline="always")
+def breaks(rules, mode, card):
+    """Whether playing ``card`` breaks the lead restriction (``pub[BROKEN]``; by default a
+    trump, which ``break_spades`` keeps from the lead until then)."""
+    return trump_breaks(rules, mode, card)
+
+
+@njit(cache=True, inline="always")
+def trick_taken(rules, mode, pub, winner, n_active):
+    """A full trick (``pub[TRICK_CARDS]``, ``n_active`` cards) went to ``winner``, after its
+    tricks and points were counted: what the game keeps beyond them goes into
+    ``pub[GAME_STATE]`` (by default nothing; the search's playouts call it too)."""
+    return
 
 
 @njit(cache=True, inline="always")

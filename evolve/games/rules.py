@@ -47,6 +47,7 @@ P_N_RANKS = 15
 P_BUUR_RANK = 16      # Jass: the rank (in a suit) that never has to follow
 P_LONE_DEFENDER = 17
 P_DISCARD_UPCARD = 18
+P_GAME_OPTIONS = 19    # a bit set of options only the game's own hooks read
 N_PARAMS = 24
 
 # rules[P_BREAK_SPADES]: 0 trump may be led any time, 1 once broken, BREAK_NEVER only
@@ -188,6 +189,21 @@ def follow_legal(rules, mode, hand, pub):
     if follow != ZERO:
         return follow
     return hand
+
+
+@njit(cache=True, inline="always")
+def side_of(rules, seat):
+    """The side ``seat`` scores for: its partnership (seat % 2), or the seat itself in a
+    game without partners (cut-throat Spades)."""
+    if rules[P_PARTNERSHIP] != 0:
+        return seat % 2
+    return seat
+
+
+@njit(cache=True, inline="always")
+def trump_breaks(rules, mode, card):
+    """Whether playing ``card`` breaks the lead restriction (``pub[BROKEN]``): a trump."""
+    return suit_of(rules, mode, card) == trump_of(rules, mode)
 
 
 @njit(cache=True, inline="always")

@@ -17,6 +17,7 @@ from evolve.games.rules import (
     P_N_TRICKS,
     P_PARTNERSHIP,
     points_of,
+    side_of,
 )
 from evolve.games.state import (
     SIDE_POINTS,
@@ -41,7 +42,7 @@ def tricks_scale(rules, mode):
 @njit(cache=True, inline="always")
 def points_result(rules, p, s):
     """The card points ``s``'s side took, with the match bonus when it took every trick."""
-    v = p[SIDE_POINTS + s % 2]
+    v = p[SIDE_POINTS + side_of(rules, s)]
     if rules[P_MATCH_BONUS] > 0 and p[TRICKS_WON + s] + p[TRICKS_WON + (s + 2) % 4] == rules[P_N_TRICKS]:
         v += rules[P_MATCH_BONUS]
     return np.float64(v)

@@ -29,13 +29,14 @@ OUT_SEAT = 10       # Euchre: seat sitting out (-1 if none)
 PUSHED = 11         # Jass: forehand pushed (0/1)
 PHASE = 12          # 0 bidding/trump, 1 discard, 2 play
 N_ACTIVE = 13       # players in each trick (3 when someone sits out)
+GAME_STATE = 14     # 2 slots a game keeps public state of its own in (its hooks; -1 unless it does)
 TRICK_CARDS = 16    # 4 slots: cards of the current trick in play order (-1 empty)
 TRICK_SEATS = 20    # 4 slots: seat of each card in the current trick
 PLAYED_BY = 24      # 4 slots: mask of cards each seat has played
 TRICKS_WON = 28     # 4 slots
 BIDS = 32           # 4 slots: Spades bids (-1 none); Euchre/Jass calls see CALLS
 VOIDS = 36          # 4 slots: bit s set = that seat showed it is void in suit s
-SIDE_POINTS = 40    # 2 slots: card points (or tricks) won by side 0 and side 1
+SIDE_POINTS = 40    # 4 slots: card points won per side (seat % 2 in partnership games, else per seat)
 CALLS = 44          # 8 slots: Euchre bidding log (see euchre.py), Jass trump calls
 HISTORY = 52        # 13 tricks x 6: leader, the cards in play order (-1 empty), winner
 HISTORY_STRIDE = 6
@@ -78,5 +79,5 @@ def reset_pub(pub, dealer):
         pub[PLAYED_BY + s] = 0
         pub[TRICKS_WON + s] = 0
         pub[VOIDS + s] = 0
-    pub[SIDE_POINTS] = 0
-    pub[SIDE_POINTS + 1] = 0
+    for s in range(4):
+        pub[SIDE_POINTS + s] = 0

@@ -10,13 +10,13 @@ import numpy as np
 from numba import njit
 
 from evolve.games.bits import bit, has
-from evolve.games.hooks import note_voids
+from evolve.games.hooks import breaks, note_voids, trick_taken
 from evolve.games.rules import (
     P_LAST_BONUS,
     P_N_TRICKS,
+    side_of,
     suit_of,
     trick_points,
-    trump_of,
     winning_index,
 )
 from evolve.games.state import (
@@ -43,10 +43,9 @@ def note_play(rules, mode, pub, seat, card, q, led):
     led in suit ``led``, including what the play reveals about the seat's hand (the game's
     ``note_voids`` hook)."""
     suit = suit_of(rules, mode, card)
-    tr = trump_of(rules, mode)
     if q > 0 and suit != led:
         note_voids(rules, mode, pub, seat, card, q, led)
-    if suit == tr:
+    if breaks(rules, mode, card):
         pub[BROKEN] = 1
     pub[TRICK_CARDS + q] = card
     pub[TRICK_SEATS + q] = seat
@@ -76,7 +75,8 @@ def finish_trick(rules, mode, pub, t, n_active):
     pts = trick_points(rules, mode, pub, TRICK_CARDS, n_active)
     if t == rules[P_N_TRICKS] - 1:
         pts += rules[P_LAST_BONUS]
-    pub[SIDE_POINTS + winner % 2] += pts
+    pub[SIDE_POINTS + side_of(rules, winner)] += pts
+    trick_taken(rules, mode, pub, winner, n_active)
     pub[HISTORY + t * HISTORY_STRIDE + 5] = winner
     return winner
 

@@ -166,8 +166,8 @@ def _fresh_play(pub, p, mode, out):
     for s in range(4):
         p[TRICKS_WON + s] = 0
         p[PLAYED_BY + s] = 0
-    p[SIDE_POINTS] = 0
-    p[SIDE_POINTS + 1] = 0
+    for s in range(4):
+        p[SIDE_POINTS + s] = 0
 
 
 @njit(cache=True)

@@ -78,7 +78,7 @@ from evolve.games.bits import (
     next_u64,
     random_card,
 )
-from evolve.games.hooks import legal_cards, result_scale, seat_result
+from evolve.games.hooks import breaks, legal_cards, result_scale, seat_result, trick_taken
 from evolve.games.rules import (
     LEGAL_FOLLOW,
     P_BREAK_SPADES,
@@ -88,9 +88,9 @@ from evolve.games.rules import (
     P_N_TRICKS,
     card_key,
     points_of,
+    side_of,
     suit_mask,
     suit_of,
-    trump_of,
 )
 from evolve.games.state import (
     BROKEN,
@@ -274,17 +274,17 @@ def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
     ``nxt`` plays that card first), leaving the final tricks and points in ``p``.
 
     The playout keeps only what legality and scoring read: the current trick's cards and
-    ``NPLAYED`` / ``BROKEN`` in ``p`` (``legal_cards`` reads them), the running winner and
+    seats and ``NPLAYED`` / ``TRICK`` / ``BROKEN`` in ``p`` (``legal_cards`` reads them), the
+    tricks and points won, the game's own ``trick_taken`` state, the running winner and
     points in registers; seen-voids, per-seat played masks and the history are not kept.
-    Legality is ``legal_cards`` itself for a game with its own (Jass) and for a lead under ``break_spades`` and
-    its follow-suit rule inlined otherwise; winners are the strict first maximum of
+    Legality is ``legal_cards`` itself for a game with its own (Jass) and for a lead under
+    ``break_spades``, and its follow-suit rule inlined otherwise; winners are the strict first maximum of
     ``card_key``, exactly as ``winning_index``. ``test_search_agents`` checks the results
     against ``note_play``/``finish_trick`` playouts on the same random streams."""
     if nxt < 0:
         return
     n_active = p[N_ACTIVE]
     n_tricks = rules[P_N_TRICKS]
-    tr = trump_of(rules, mode)
     full_legality = rules[P_LEGALITY] != LEGAL_FOLLOW
     break_spades = rules[P_BREAK_SPADES] != 0
     q = p[NPLAYED]
@@ -322,7 +322,7 @@ def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
         p[TRICK_SEATS + q] = nxt
         p[NPLAYED] = q + 1
         su = suit_of(rules, mode, card)
-        if su == tr:
+        if breaks(rules, mode, card):
             p[BROKEN] = 1
         if q == 0:
             led = su
@@ -337,10 +337,12 @@ def rollout(rules, mode, p, iw, hat, nxt, out, rngs, stream, first):
             continue
         p[TRICKS_WON + winner] += 1
         if t >= n_tricks - 1:
-            p[SIDE_POINTS + winner % 2] += pts + rules[P_LAST_BONUS]
+            p[SIDE_POINTS + side_of(rules, winner)] += pts + rules[P_LAST_BONUS]
+            trick_taken(rules, mode, p, winner, n_active)
             p[TRICK] = t
             return
-        p[SIDE_POINTS + winner % 2] += pts
+        p[SIDE_POINTS + side_of(rules, winner)] += pts
+        trick_taken(rules, mode, p, winner, n_active)
         t += 1
         p[TRICK] = t
         q = 0
