@@ -20,6 +20,7 @@ from numba import njit
 
 from evolve.games.bits import has, kernel
 from evolve.games.euchre import hooks as euchre
+from evolve.games.hearts import hooks as hearts
 from evolve.games.jass import hooks as jass
 from evolve.games.rules import LEGAL_FOLLOW, P_GAME, P_LEGALITY, follow_legal, follow_voids, suit_voids, trump_breaks
 from evolve.games.spades import hooks as spades
@@ -27,7 +28,7 @@ from evolve.games.state import MAKER, UP_UNKNOWN
 from evolve.games.sueca import hooks as sueca
 
 #: every game folder's hooks module, by game id (a new game adds itself here)
-GAME_HOOKS = {m.GAME_ID: m for m in (spades, euchre, sueca, jass)}
+GAME_HOOKS = {m.GAME_ID: m for m in (spades, euchre, sueca, jass, hearts)}
 #: the hooks a game may define, each with the shared default a game without it gets
 HOOKS = {
     "legal_cards": "follow_legal", "note_voids": "follow_voids", "void_cards": "suit_voids",
@@ -45,6 +46,8 @@ def legal_cards(rules, mode, hand, pub):
         game = rules[P_GAME]
         if game == jass.GAME_ID:
             return jass.legal_cards(rules, mode, hand, pub)
+        if game == hearts.GAME_ID:
+            return hearts.legal_cards(rules, mode, hand, pub)
     return follow_legal(rules, mode, hand, pub)
 
 
@@ -67,6 +70,8 @@ def note_voids(rules, mode, pub, seat, card, q, led):
 def breaks(rules, mode, card):
     """Whether playing ``card`` breaks the lead restriction (``pub[BROKEN]``; by default a
     trump, which ``break_spades`` keeps from the lead until then)."""
+    if rules[P_GAME] == hearts.GAME_ID:
+        return hearts.breaks(rules, mode, card)
     return trump_breaks(rules, mode, card)
 
 
@@ -75,7 +80,8 @@ def trick_taken(rules, mode, pub, winner, n_active):
     """A full trick (``pub[TRICK_CARDS]``, ``n_active`` cards) went to ``winner``, after its
     tricks and points were counted: what the game keeps beyond them goes into
     ``pub[GAME_STATE]`` (by default nothing; the search's playouts call it too)."""
-    return
+    if rules[P_GAME] == hearts.GAME_ID:
+        hearts.trick_taken(rules, mode, pub, winner, n_active)
 
 
 @njit(cache=True, inline="always")
@@ -129,7 +135,9 @@ def seat_result(rules, p, s):
         return euchre.seat_result(rules, p, s)
     if game == sueca.GAME_ID:
         return sueca.seat_result(rules, p, s)
-    return jass.seat_result(rules, p, s)
+    if game == jass.GAME_ID:
+        return jass.seat_result(rules, p, s)
+    return hearts.seat_result(rules, p, s)
 
 
 @kernel
@@ -142,7 +150,9 @@ def result_scale(rules, mode):
         return euchre.result_scale(rules, mode)
     if game == sueca.GAME_ID:
         return sueca.result_scale(rules, mode)
-    return jass.result_scale(rules, mode)
+    if game == jass.GAME_ID:
+        return jass.result_scale(rules, mode)
+    return hearts.result_scale(rules, mode)
 
 
 @kernel
