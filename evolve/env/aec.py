@@ -180,7 +180,7 @@ class TrickTakingAECEnv(DrawnTable, AECEnv):
         mask = action_mask(obs)
         if not mask[index]:
             n_cards = self.game.info.n_cards
-            calls = obs.decision not in ("card", "discard")
+            calls = obs.decision not in self.game.protocol.card_decisions
 
             def name(i):
                 return obs.card_name(i) if i < n_cards else (obs.action_name(i - n_cards) if calls else

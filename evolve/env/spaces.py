@@ -195,14 +195,15 @@ def n_calls(game: str | Game, **options: Any) -> int:
 
 def action_index(game: str | Game, decision: str, action: int, **options: Any) -> int:
     """The index in the action space of the engine's ``action`` at ``decision`` (a card id
-    at "card" and "discard", a call value at the bidding decisions); ``ValueError`` (one
+    at the card decisions, ``Protocol.card_decisions``: "card" and the Euchre "discard"; a
+    call value at the bidding decisions); ``ValueError`` (one
     line) if ``decision`` is not one of ``DECISIONS`` or ``action`` has no index."""
     g = _game(game, options)
     if decision not in DECISIONS:
         raise ValueError(f"decision={decision!r} is invalid; expected one of {', '.join(DECISIONS)}")
     n_cards, calls = g.info.n_cards, int(n_calls_of(g.rules))
     a = int(action)
-    if decision in ("card", "discard"):
+    if decision in g.protocol.card_decisions:
         if not 0 <= a < n_cards:
             raise ValueError(f"card {a} is not a card of {g.name}; expected a card id 0..{n_cards - 1}")
         return a
@@ -231,7 +232,7 @@ def action_mask(obs: Observation) -> np.ndarray:
     n_cards = g.info.n_cards
     mask = np.zeros(n_cards + int(n_calls_of(g.rules)), np.int8)
     legal = np.array(obs.legal(), np.int64)
-    mask[legal if obs.decision in ("card", "discard") else n_cards + legal] = 1
+    mask[legal if obs.decision in g.protocol.card_decisions else n_cards + legal] = 1
     return mask
 
 
@@ -349,7 +350,7 @@ def render_table(term: Terminal, out: io.StringIO) -> str:
         term.show(t.to_act)
         legal = obs.legal()
         n_cards = t.info.n_cards
-        calls = obs.decision not in ("card", "discard")
+        calls = obs.decision not in t.game.protocol.card_decisions
         names = ", ".join(f"{a + n_cards if calls else a}: {obs.action_name(a)}" for a in legal)
         term.say(f"{term.who(t.to_act)} to act ({obs.decision}); legal actions: {names}")
     return out.getvalue()

@@ -370,18 +370,19 @@ def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls,
         if seat != to_move:
             raise ValueError(f"seat {seat} is not to play; seat {to_move} is")
     own = int((cards[seats == seat] if len(plays) else cards[:0]).size)
-    expect = info.hand_size - own + (1 if decision == "discard" else 0)
+    extra, why = protocol.extra_cards(decision)
+    expect = info.hand_size - own + extra
     if len(hand_cards) != expect:
         raise ValueError(
             f"hand has {len(hand_cards)} cards; seat {seat} should hold {expect} "
-            f"({info.hand_size} dealt, {own} played" + (", plus the turned card)" if decision == "discard" else ")")
+            f"({info.hand_size} dealt, {own} played" + (f", {why})" if extra else ")")
         )
     mask = mask_of(np.array(hand_cards, np.int64)) if hand_cards else np.uint64(0)
     if decision == CARD:
         legal = tuple(cards_of(legal_cards(game.rules, mode, mask, pub)))
     else:
         legal = protocol.legal(state, hand_cards)
-        if decision == "discard":
+        if decision in protocol.card_decisions:       # the cards the game hands the deciding agent
             mask = mask_of(np.array(legal, np.int64))
     sc = protocol.running_score(pub)
     if score is not None and tuple(int(x) for x in score) != sc:

@@ -121,6 +121,10 @@ class Protocol:
     bag_limit = 0
     #: whether a deal asks the seats for bids or trump calls (their bidders then matter)
     has_calls = True
+    #: the decisions whose action is a card of the deciding seat's hand
+    card_decisions = frozenset({CARD})
+    #: the decisions the other seats do not see the action of (it is not in ``calls``)
+    private_decisions = frozenset()
 
     def __init__(self, game):
         self.game = game
@@ -194,6 +198,11 @@ class Protocol:
         if state.passed_out:
             return "the deal is passed out: no call follows"
         return f"the bidding is over after {len(state.calls)} calls"
+
+    def extra_cards(self, decision: str) -> tuple[int, str]:
+        """The cards a seat holds at ``decision`` beyond those dealt and not yet played, and
+        why, for the check of a view's hand (the Euchre dealer's six at its discard)."""
+        return 0, ""
 
     def decision_hand(self, state: DealState, seat: int) -> list[int] | None:
         """The cards ``seat`` decides with (the Euchre dealer's six at its discard), when
@@ -301,6 +310,6 @@ class Protocol:
     def action_name(self, decision: str, action: int) -> str:
         """A short readable name of ``action`` taken at ``decision`` ("order", "push",
         "obe-abe", "nil", "QS", ...)."""
-        if decision in (CARD, "discard"):
+        if decision in self.card_decisions:
             return self.info.card_name(int(action))
         return str(int(action))

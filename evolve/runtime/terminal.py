@@ -69,7 +69,7 @@ class Terminal:
 
     def call_text(self, a: dict) -> str:
         """A call as the seats at the table see it (another seat's discard stays face down)."""
-        if a["decision"] == "discard":
+        if a["decision"] in self.t.game.protocol.private_decisions:
             return f"discards {a['name']}" if a["seat"] in self.me else "discards a card (face down)"
         if a["decision"] == "alone":
             return "goes alone" if a["name"] == "alone" else "plays with the partner"

@@ -43,7 +43,7 @@ from evolve.games.euchre.hooks import (
 )
 from evolve.games.info import GameInfo, trump_first_orders
 from evolve.games.options import Option
-from evolve.games.protocol import PASSED_OUT, Protocol, ProtocolError
+from evolve.games.protocol import CARD, PASSED_OUT, Protocol, ProtocolError
 from evolve.games.rules import (
     LEGAL_FOLLOW,
     P_DISCARD_UPCARD,
@@ -218,6 +218,9 @@ class EuchreProtocol(Protocol):
     forehand leads (the next seat if the forehand sits out). ``setup = "fixed_spades"``:
     spades are trump for the dealer's side, no call at all."""
 
+    card_decisions = frozenset({CARD, "discard"})
+    private_decisions = frozenset({"discard"})
+
     @property
     def fixed(self) -> bool:
         return int(self.rules[P_SETUP]) == SETUP_FIXED_SPADES
@@ -378,8 +381,11 @@ class EuchreProtocol(Protocol):
         score_deal(np.asarray(tricks, np.int64), state.maker, state.alone, score)
         return score, np.zeros(2, np.int64)
 
+    def extra_cards(self, decision):
+        return (1, "plus the turned card") if decision == "discard" else (0, "")
+
     def action_name(self, decision, action):
-        if decision in ("card", "discard"):
+        if decision in self.card_decisions:
             return super().action_name(decision, action)
         return CALL_NAMES.get(int(action), str(action))
 
