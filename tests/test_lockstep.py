@@ -18,7 +18,7 @@ from evolve.agents.registry import pack_seats, parse_seats
 from evolve.evolution.config import ConfigError, load_config
 from evolve.evolution.runner import Evolution
 from evolve.games.bits import seed_key
-from evolve.games.card_play import new_record
+from evolve.games.card_play import new_record, record_shape
 from evolve.games.registry import make_game
 from evolve.runtime.batch import play_batch
 from evolve.runtime.lockstep import networks_of, play_lockstep
@@ -66,10 +66,10 @@ def test_spades_with_bidding_and_mixed_networks_is_the_batch_kernel_bit_for_bit(
     work = np.zeros(max(s.work_size for s in specs))
     recs = []
     for slots in (1, 3, 7, 300):
-        rec = new_record(300, info.hand_size, info.n_rest, info.n_tricks, True)
+        rec = new_record(300, *record_shape(info), True)
         play_lockstep(g.rules, ints[None, :], 300, params, seed_key(2), 10, 300, decks, dealers, rec, work, slots=slots)
         recs.append(rec)
-    ref = new_record(300, info.hand_size, info.n_rest, info.n_tricks, True)
+    ref = new_record(300, *record_shape(info), True)
     play_batch(g.rules, ints[None, :], 300, params, seed_key(2), 10, 300, decks, dealers, ref, work)
     assert all(_same(ref, r) for r in recs)
 

@@ -77,14 +77,14 @@ class _Kernel:
 
     def __init__(self, game_name: str, n: int):
         from evolve.agents.registry import pack_seats, parse_seats
-        from evolve.games.card_play import new_record
+        from evolve.games.card_play import new_record, record_shape
         from evolve.games.registry import make_game
 
         self.game = make_game(game_name)
         self.kinds, self.params = pack_seats(parse_seats("random", self.game))
         info = self.game.info
         self.n = n
-        self.rec = new_record(n, info.hand_size, info.n_rest, info.n_tricks, False)
+        self.rec = new_record(n, *record_shape(info), False)
         self.work = np.zeros(1, np.float64)
         self.dealers = (np.arange(n) % 4).astype(np.int64)
         self.empty = np.zeros((0, info.n_cards), np.int64)

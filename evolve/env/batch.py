@@ -57,7 +57,14 @@ from evolve.env.spaces import (
     three_opponents,
 )
 from evolve.games.bits import N_STREAMS, ONE, ZERO, count, has, lowest, nth_card, seed_key
-from evolve.games.card_play import choose_card, deal_cards, game_finish, game_setup, new_record  # noqa: F401 (hooks)
+from evolve.games.card_play import (  # noqa: F401 (hooks)
+    choose_card,
+    deal_cards,
+    game_finish,
+    game_setup,
+    new_record,
+    record_shape,
+)
 from evolve.games.hooks import legal_cards
 from evolve.games.registry import Game, make_game
 from evolve.games.rules import P_GAME, P_N_CARDS, P_PARTNERSHIP
@@ -281,7 +288,8 @@ def _clear_record(rec, t):
     rec.bags[t, 1] = 0
     rec.maker[t] = -1
     rec.alone[t] = 0
-    rec.discard[t] = -1
+    for k in range(rec.private.shape[1]):
+        rec.private[t, k] = -1
 
 
 @njit(cache=True, inline="always")
@@ -424,7 +432,7 @@ class BatchEnv:
         self._pubs = np.zeros((n, PUB_SIZE), np.int64)
         self._rngs = np.zeros((n, N_STREAMS), np.uint64)
         self._legal = np.zeros(n, np.uint64)
-        self._rec = new_record(n, info.hand_size, info.n_rest, info.n_tricks, False)
+        self._rec = new_record(n, *record_shape(info), False)
         self._work = np.zeros((n, (max(work_size, 1) + 7) // 8 * 8))    # 64-byte rows
         self._obs = np.zeros((n, self.obs_size), self.obs_dtype)
         self._mask = np.zeros((n, self.n_actions), np.int8)

@@ -33,7 +33,7 @@ import numpy as np
 
 from evolve.agents.registry import AgentSpec, pack_tables, parse_seat
 from evolve.evolution.fitness import seat_fitness
-from evolve.games.card_play import DealRecord, new_record
+from evolve.games.card_play import DealRecord, new_record, record_shape
 from evolve.games.match import accumulate_games
 from evolve.games.registry import Game
 from evolve.runtime.batch import play_batch
@@ -240,7 +240,7 @@ class Tournament:
         # over, and the parent plays from the pages the workers map (one copy in the cache)
         ints, params = pack_tables(idx, specs, getattr(runner, "params_buffer", None))
         info = self.game.info
-        shape = (info.hand_size, info.n_rest, info.n_tricks)
+        shape = record_shape(info)
         work = max(s.work_size for s in specs)
         record = self.fitness == "advanced"
         families = engine_families_of(specs, self.engine_families)
@@ -271,6 +271,6 @@ def _as_result(game: Game, rec: DealRecord) -> PlayResult:
     return PlayResult(
         game=game, seats=[], seed=0, hands=rec.hands, rest=rec.rest, dealer=rec.dealer, trump=rec.mode,
         first_leader=rec.first_leader, tricks=rec.tricks, points=rec.points, score=score, bags=rec.bags,
-        bids=rec.bids, calls=rec.calls, maker=rec.maker, alone=rec.alone, discard=rec.discard,
+        bids=rec.bids, calls=rec.calls, maker=rec.maker, alone=rec.alone, private=rec.private,
         game_id=gid, game_score=gscore, game_winner=winner, plays=rec.plays, leaders=rec.leaders, winners=rec.winners,
     )

@@ -63,14 +63,20 @@ class DealRecord(NamedTuple):
     calls: np.ndarray        # int8 [n, 8]         Euchre bidding log / Jass calls
     maker: np.ndarray        # int8 [n]            Euchre maker / Jass declarer (-1 none)
     alone: np.ndarray        # int8 [n]
-    discard: np.ndarray      # int8 [n]            Euchre dealer's discard (-1 none)
+    private: np.ndarray      # int8 [n, private]   cards of the private decisions (the Euchre discard; -1 none)
     plays: np.ndarray        # int8 [n or 0, n_cards played]
     leaders: np.ndarray      # int8 [n or 0, tricks]
     winners: np.ndarray      # int8 [n or 0, tricks]
 
 
-def new_record(n: int, hand: int, n_rest: int, n_tricks: int, record: bool) -> DealRecord:
-    """Allocate a ``DealRecord`` for ``n`` deals."""
+def record_shape(info) -> tuple[int, int, int, int]:
+    """The sizes ``new_record`` takes after ``n`` for a game's ``GameInfo``: the hand, the
+    undealt cards, the tricks and the cards of the private decisions of a deal."""
+    return info.hand_size, info.n_rest, info.n_tricks, info.n_private
+
+
+def new_record(n: int, hand: int, n_rest: int, n_tricks: int, n_private: int, record: bool) -> DealRecord:
+    """Allocate a ``DealRecord`` for ``n`` deals (the sizes: ``record_shape``)."""
     r = n if record else 0
     i8 = np.int8
     return DealRecord(
@@ -87,7 +93,7 @@ def new_record(n: int, hand: int, n_rest: int, n_tricks: int, record: bool) -> D
         calls=np.full((n, 8), -1, i8),
         maker=np.full(n, -1, i8),
         alone=np.zeros(n, i8),
-        discard=np.full(n, -1, i8),
+        private=np.full((n, n_private), -1, i8),
         plays=np.full((r, 4 * n_tricks), -1, i8),
         leaders=np.full((r, n_tricks), -1, i8),
         winners=np.full((r, n_tricks), -1, i8),

@@ -31,6 +31,9 @@ class GameInfo:
     # the bidder ``bidder=default`` stands for in this game (a name of
     # ``evolve.agents.bidding.bidders.BIDDERS``; games without calls ignore it)
     default_bidder: str = "simple"
+    # the cards a deal's private decisions give away, which the deal record keeps in order
+    # (``DealRecord.private``): the Euchre dealer's discard
+    n_private: int = 0
 
     @property
     def may_call(self) -> bool:

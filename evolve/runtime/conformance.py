@@ -45,7 +45,7 @@ from evolve.runtime.play import _play_on_tables, play
 SEATS = (("random:bidder=random",) * 4, ("highlow:bidder=simple", "random:bidder=random") * 2)
 STEPPED = 60        # deals through the Python stepper (about 1,000 times slower than the kernel)
 RECORD_FIELDS = ("hands", "rest", "dealer", "trump", "first_leader", "tricks", "points", "score", "bags", "bids",
-                 "calls", "maker", "alone", "discard", "plays", "leaders", "winners", "game_score")
+                 "calls", "maker", "alone", "private", "plays", "leaders", "winners", "game_score")
 
 
 class GameConformanceError(AssertionError):

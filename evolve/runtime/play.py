@@ -24,7 +24,7 @@ from evolve.agents.registry import AgentSpec, pack_seats, parse_seats
 from evolve.core.errors import UsageError, checked_int
 from evolve.core.pool import cluster_workers, map_ordered
 from evolve.games.bits import seed_key
-from evolve.games.card_play import DealRecord, new_record
+from evolve.games.card_play import DealRecord, new_record, record_shape
 from evolve.games.match import accumulate_games
 from evolve.games.registry import Game, make_game
 from evolve.games.state import CALLS
@@ -72,7 +72,8 @@ class PlayResult:
     ``score`` [n, sides] hand score; ``game_id``, ``game_score`` [n, sides] (cumulative
     within the game, after the deal) and ``game_winner`` (side, or -1 if the game goes
     on). Bidding: ``bids`` (Spades), ``calls`` (Euchre log, Jass calls), ``maker``,
-    ``alone``, ``discard``. With ``record=True`` also ``plays`` (cards in play order),
+    ``alone``, ``private`` (the cards of the private decisions, [n, GameInfo.n_private]:
+    the Euchre discard; ``discard`` reads it). With ``record=True`` also ``plays`` (cards in play order),
     ``leaders`` and ``winners`` per trick.
     """
 
@@ -92,7 +93,7 @@ class PlayResult:
     calls: np.ndarray
     maker: np.ndarray
     alone: np.ndarray
-    discard: np.ndarray
+    private: np.ndarray
     game_id: np.ndarray
     game_score: np.ndarray
     game_winner: np.ndarray
@@ -104,6 +105,13 @@ class PlayResult:
     @property
     def n_deals(self) -> int:
         return int(self.dealer.shape[0])
+
+    @property
+    def discard(self) -> np.ndarray:
+        """The Euchre dealer's discard per deal (-1: none; always -1 in the other games)."""
+        if self.private.shape[1] == 0:
+            return np.full(self.private.shape[0], -1, np.int8)
+        return self.private[:, 0]
 
     @property
     def passed_out(self) -> np.ndarray:
@@ -221,7 +229,7 @@ def play(
     packed = pack_seats(specs)
     families = engine_families_of(specs, engine_families)
     info = g.info
-    shape = (info.hand_size, info.n_rest, info.n_tricks)
+    shape = record_shape(info)
     empty = np.zeros((0, info.n_cards), np.int64)
     size = chunk_size(n_deals, workers)
     bounds = [(a, min(a + size, n_deals)) for a in range(0, n_deals, size)] or [(0, 0)]
@@ -256,7 +264,7 @@ def _result(g: Game, specs, seed: int, recs: list[DealRecord], record: bool) -> 
         game=g, seats=specs, seed=seed, hands=rec.hands, rest=rec.rest, dealer=rec.dealer,
         trump=rec.mode, first_leader=rec.first_leader, tricks=rec.tricks, points=rec.points,
         score=score, bags=rec.bags, bids=rec.bids, calls=rec.calls, maker=rec.maker,
-        alone=rec.alone, discard=rec.discard, game_id=game_id, game_score=game_score,
+        alone=rec.alone, private=rec.private, game_id=game_id, game_score=game_score,
         game_winner=winner,
         plays=rec.plays if record else None, leaders=rec.leaders if record else None,
         winners=rec.winners if record else None,
@@ -313,7 +321,7 @@ def _tables_chunk(game: str, options: dict, specs, seed: int, start: int, n: int
     g = make_game(game, **options)
     info = g.info
     h = info.hand_size
-    rec = new_record(n, h, info.n_rest, info.n_tricks, record)
+    rec = new_record(n, *record_shape(info), record)
     agents = [Agent(s, g.name, seed=seed, **g.options) for s in specs]
     players = [Player(s.name, a.act, (lambda a: lambda sd, i: a.new_deal(i, seed=sd))(a), a.rngs)
                for s, a in zip(specs, agents)]
@@ -353,7 +361,7 @@ def _record_table(rec: DealRecord, i: int, r: dict, deck, h: int, n_rest: int, l
     rec.calls[i] = pub[CALLS:CALLS + rec.calls.shape[1]]
     rec.maker[i] = r["maker"]
     rec.alone[i] = r["alone"]
-    rec.discard[i] = r["discard"]
+    rec.private[i, :len(r["private"])] = r["private"]
     if record:
         k = 0       # the cards in play order, packed as the engine records them (3 a trick when one sits out)
         for t, trick in enumerate(r["tricks_per_trick"]):

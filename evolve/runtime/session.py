@@ -338,7 +338,8 @@ class Table:
         self.results.append({
             "deal": self.deal_index, "dealer": self.dealer, "hands": self.dealt, "rest": self.rest,
             "upcard": self.upcard, "trump": self.trump if st is not None else -1, "maker": self.maker,
-            "alone": bool(self.alone), "discard": self.discard, "bids": list(self.bids),
+            "alone": bool(self.alone), "discard": self.discard,
+            "private": [self.discard] if self.discard >= 0 else [], "bids": list(self.bids),
             "calls": [[s, a] for s, a in self.calls], "tricks_per_trick": history,
             "tricks": [int(x) for x in tricks], "points": [int(x) for x in points],
             "score": [int(x) for x in score[:n_sides]], "bags": [int(x) for x in bags],

@@ -158,7 +158,7 @@ def setup(rules, deck, dealer, kinds, params, rngs, hands, pub, rec, i):
             if not has(choices, d):
                 raise ValueError("the dealer must discard a card it holds (not the upcard if discard_upcard=false)")
             hands[dealer] &= ~bit(d)
-            rec.discard[i] = d
+            rec.private[i, 0] = d
         else:
             for k in range(4):
                 seat = (forehand + k) % 4
@@ -396,7 +396,7 @@ INFO = GameInfo(
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="24 cards, bowers, two bidding rounds, going alone; partnership game to 10",
     trump_first=trump_first_orders(4, lambda trump: 3 - trump),   # the left bower's suit second
-    game_id=GAME_ID, protocol=EuchreProtocol,
+    game_id=GAME_ID, protocol=EuchreProtocol, n_private=1,
     # the context table wins 95% of games to 10 against the simple rule (which passes 85% of
     # deals) at about the speed of card play; the profile table is as strong but ~3x slower
     # (CardCounting card play on both sides, docs/results/bidders.md)
