@@ -11,14 +11,14 @@ import pytest
 import evolve
 from evolve.games import hooks
 from evolve.games.registry import GAMES, make_game
-from evolve.games.state import PUB_SIZE
+from evolve.games.state import PUB_SIZE, VOIDS
 from evolve.games.stepper import replay_decisions
 from evolve.runtime.conformance import option_variants
 
 # per hook: its arguments built from (rules, mode, seat, hand, pub) of a recorded position
 ARGS = {
     "legal_cards": lambda r, m, s, h, p: (r, m, h, p),
-    "void_cards": lambda r, m, s, h, p: (r, m, p[36 + (s + 1) % 4]),
+    "void_cards": lambda r, m, s, h, p: (r, m, p[VOIDS + (s + 1) % 4]),
     "breaks": lambda r, m, s, h, p: (r, m, int(h).bit_length() - 1),
     "upcard_state": lambda r, m, s, h, p: (r, p),
     "upcard_place": lambda r, m, s, h, p: (r, s, p),

@@ -55,7 +55,7 @@ from evolve.agents.registry import split_seats
 from evolve.core.errors import UsageError
 from evolve.games.bits import ONE, ZERO, bit, kernel, lowest, mask_of
 from evolve.games.hooks import latest_call, public_maker
-from evolve.games.hooks import n_calls as game_n_calls
+from evolve.games.hooks import n_calls as n_calls_of  # the number of call values (A - n_cards)
 from evolve.games.observation import Observation
 from evolve.games.registry import Game, make_game
 from evolve.games.rules import P_HAND, P_N_CARDS, P_N_MODES
@@ -76,16 +76,9 @@ DECISIONS = ("card", "bid", "order", "call", "alone", "discard", "trump")
 SEGMENTS = ("seat", "trump", "decision", "dealer", "maker", "alone", "calls", "tricks", "game_score")
 N_DECISIONS = len(DECISIONS)
 SCORE_BINS = 10         # bins of the game score per side
-_PLAYING = 2            # pub[PHASE] once the card play has started
 
 
 # ----------------------------------------------------------------------------- Numba
-
-
-@kernel
-def n_calls_of(rules):
-    """The number of call values of the game (``A - n_cards``; the game's ``n_calls`` hook)."""
-    return game_n_calls(rules)
 
 
 @kernel
