@@ -156,7 +156,7 @@ def _benchmark(evo, state, champion, deals: int, progress: bool) -> None:
     print(f"\nchampion vs baselines, {deals} deals each (95% confidence intervals):")
     named = bidders(evo.game, ["champion", *opponents], [spec, *(parse_seat(o, evo.game) for o in opponents)])
     if named:
-        print(bidders_line(named))
+        print(bidders_line(named, evo.game))
     print(render(rows, evo.game))
     if founder is not None:
         (evo.run_dir / "benchmark_founder.json").write_text(json.dumps(extra, indent=2) + "\n")

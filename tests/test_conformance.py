@@ -108,21 +108,13 @@ def _expected_shapes(info, n, n_sides, record):
 
 
 def _held_hands(r, i, game):
-    """The cards each seat holds for the play, and the seat sitting out (-1 if none)."""
-    held = [sorted(int(c) for c in r.hands[i, s]) for s in range(4)]
-    out = -1
-    if game == "euchre" and r.trump[i] >= 0:
-        dealer = int(r.dealer[i])
-        up = int(r.rest[i, 0])
-        ordered = EUCHRE_ORDER in r.calls[i, :4].tolist() and r.game.options.get("setup") != "fixed_spades"
-        if ordered:
-            d = int(r.discard[i])
-            assert d in held[dealer] + [up], f"deal {i}: the discard {d} is not the dealer's"
-            held[dealer] = sorted(set(held[dealer] + [up]) - {d})
-        else:
-            assert r.discard[i] == -1
-        if r.alone[i]:
-            out = (int(r.maker[i]) + 2) % 4
+    """The cards each seat holds for the play (the protocol's replay of the recorded calls:
+    the Euchre dealer's pick-up and discard, the Hearts pass), and the seat sitting out (-1
+    if none)."""
+    held = r.game.protocol.recorded_held(r, i)
+    if game == "euchre" and r.trump[i] >= 0 and int(r.discard[i]) >= 0:
+        assert int(r.discard[i]) not in held[int(r.dealer[i])], f"deal {i}: the dealer still holds its discard"
+    out = (int(r.maker[i]) + 2) % 4 if r.alone[i] else -1
     return held, out
 
 
@@ -199,5 +191,9 @@ def test_conformance(game, seat):
                     if bonus and r.tricks[i, side] + r.tricks[i, side + 2] == T:
                         pts[side] += 100
                 assert pts == r.points[i].tolist(), f"{where} deal {i}: points {r.points[i]} vs replay {pts}"
+            elif not g.protocol.tricks_are_aim:
+                # points per seat (Hearts): the hand score from the replay's public state
+                score, _ = g.protocol.hand_score(None, np.array(s.tricks_won), np.zeros(2, np.int64), s.pub)
+                assert score.tolist() == r.score[i].tolist(), f"{where} deal {i}: score {r.score[i]} vs {score}"
             else:
                 assert r.points[i].tolist() == [s.tricks_won[0] + s.tricks_won[2], s.tricks_won[1] + s.tricks_won[3]]

@@ -25,10 +25,12 @@ from evolve.core.errors import UsageError
 from evolve.env import spaces
 from evolve.env.spaces import (
     DECISIONS,
+    SHARED_SLOTS,
     action_index,
     action_mask,
     action_of,
     action_space_size,
+    decision_slot,
     observation_layout,
     observation_size,
     observe,
@@ -178,7 +180,7 @@ def reference(g, view: dict, decision: str | None) -> np.ndarray:
     if mode >= 0:
         trump[mode] = 1
     parts.append(trump)
-    parts.append(np.eye(len(DECISIONS))[DECISIONS.index(decision)] if decision else np.zeros(len(DECISIONS)))
+    parts.append(np.eye(len(DECISIONS))[decision_slot(decision)] if decision else np.zeros(len(DECISIONS)))
     parts.append(np.eye(4)[off(dealer)])
     parts.append(np.eye(4)[off(view["maker"])] if view["maker"] >= 0 else np.zeros(4))
     parts.append([1.0 if view["out_seat"] >= 0 else 0.0])
@@ -306,7 +308,7 @@ def test_episodes_rewards_and_rendering():
         if term or trunc:
             env.step(None)
             continue
-        assert info["decision"] in DECISIONS and obs["action_mask"].any()
+        assert (info["decision"] in DECISIONS or info["decision"] in SHARED_SLOTS) and obs["action_mask"].any()
         others = [a for a in env.agents if a != agent]
         assert not any(env.observe(a)["action_mask"].any() for a in others)
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
@@ -439,7 +441,8 @@ def test_swapping_the_other_hands_never_changes_the_observation(config):
         mode = a_table.trump
         played = a_table.state is not None and (a_table.state.trick_pairs() or a_table.state.trick())
         x, y = [s for s in range(4) if s != seat][:2] if rng.random() < 0.5 else [s for s in range(4) if s != seat][1:]
-        keep = {a_table.upcard, a_table.discard}
+        # and the cards of private decisions (the Hearts pass): they moved to another hand
+        keep = {a_table.upcard, a_table.discard, *a_table.deal.private}
         if game == "jass" and mode >= 0 and int(trump_of(g.rules, mode)) >= 0:
             faces = g.info.faces                                   # the Buur decides what may be held back
             keep.add(int(trump_of(g.rules, mode)) * len(faces) + faces.index("J"))

@@ -39,8 +39,8 @@ def test_a_score_the_stepper_computes_differently_is_caught(monkeypatch):
     protocol = type(make_game(game).protocol)
     real = protocol.hand_score
 
-    def off_by_one(self, state, tricks, points):
-        score, bags = real(self, state, tricks, points)
+    def off_by_one(self, state, tricks, points, pub=None):
+        score, bags = real(self, state, tricks, points, pub)
         score = score.copy()
         score[0] += 1
         return score, bags

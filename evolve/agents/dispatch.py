@@ -72,6 +72,7 @@ from evolve.agents.kinds import (
     BID_KIND,
     BID_LO,
     BID_RANDOM,
+    GAME_KINDS,
     NETWORK_KINDS,
     PERFECT_KINDS,
     PLAY_HI,
@@ -101,11 +102,18 @@ class Family:
     seconds: float
 
 
+@template(inline="always")
+def game_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work):
+    """A card agent the game ships (``GameInfo.agents``), bound by ``game_bindings``."""
+    return game_agent_card(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs)
+
+
 FAMILIES = (
     Family("network", NETWORK_KINDS, "play_network", network_card, 17.0),
     Family("rules", RULE_KINDS, "play_rules", rule_card, 7.0),
     Family("search", SEARCH_KINDS, "play_search", search_card, 3.0),
     Family("perfect", PERFECT_KINDS, "play_perfect", perfect_card, 3.0),
+    Family("game", GAME_KINDS, "play_game", game_card, 3.0),
 )
 
 play_network = policy_hook("play_network", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)")
@@ -113,6 +121,11 @@ play_rules = policy_hook("play_rules", "(kind, params, lo, hi, seat, rules, mode
 play_search = policy_hook("play_search", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)")
 # the one hook that receives every seat's hand (``hands``): perfect-information upper bounds only
 play_perfect = policy_hook("play_perfect", "(kind, params, lo, hi, seat, rules, mode, hands, legal, pub, rngs, work)")
+play_game = policy_hook("play_game", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)")
+# what a game ships for itself (``GameInfo.agents`` and ``GameInfo.private_rule``), bound per
+# game by ``game_bindings``
+game_agent_card = policy_hook("game_agent_card", "(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs)")
+game_private_rule = policy_hook("game_private_rule", "(rules, hand, pub) -> card of hand")
 
 
 @kernel
@@ -148,7 +161,45 @@ def choose_card(kinds, params, seat, rules, mode, hands, legal, pub, rngs, work)
         return play_search(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
     if kind < PERFECT_KINDS[1]:
         return play_perfect(kind, params, lo, hi, seat, rules, mode, hands, legal, pub, rngs, work)
+    if kind < GAME_KINDS[1]:
+        return play_game(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs, work)
     raise ValueError("unknown card-play agent kind")
+
+
+@kernel
+def no_game_agent(kind, params, lo, hi, seat, rules, mode, hand, legal, pub, rngs):
+    """Bound where the game ships no card agent (never reached: none can be seated)."""
+    if kind >= 0:
+        raise ValueError("this game ships no card-play agent")
+    return -1
+
+
+@kernel
+def no_private_rule(rules, hand, pub):
+    """Bound where the game has no private card decision (never reached)."""
+    if rules[0] >= -1:
+        raise ValueError("this game has no private card decision")
+    return -1
+
+
+def game_bindings(info) -> dict:
+    """The hooks a game binds into the engine: its card agent (``GameInfo.agents``; one per
+    game: the kind is ``GAME_KINDS[0]``) and its rule for private card decisions
+    (``GameInfo.private_rule``)."""
+    if len(info.agents) > 1:
+        raise ValueError(f"{info.name}: one card agent per game can be bound (GAME_KINDS)")
+    card = Bound(info.agents[0].name, info.agents[0].card) if info.agents else no_game_agent
+    rule = Bound(info.name, info.private_rule) if info.private_rule is not None else no_private_rule
+    return {"game_agent_card": card, "game_private_rule": rule}
+
+
+@template(inline="always")
+def choose_private_card(kinds, params, seat, rules, hand, pub, rngs):
+    """A card of ``hand`` for a private decision of the game (Hearts' pass): a random one
+    for the random bidder, the game's own rule (``GameInfo.private_rule``) for every other."""
+    if kinds[BID_KIND + seat] == BID_RANDOM:
+        return random_card(rngs, seat, hand)
+    return game_private_rule(rules, hand, pub)
 
 
 def families_of(play_kinds) -> tuple[str, ...]:
@@ -157,8 +208,9 @@ def families_of(play_kinds) -> tuple[str, ...]:
     return tuple(f.name for f in FAMILIES if ((kinds >= f.kinds[0]) & (kinds < f.kinds[1])).any())
 
 
-def card_bindings(families) -> dict:
-    """Hook bindings of ``choose_card`` with the given families compiled in."""
+def card_bindings(families, info=None) -> dict:
+    """Hook bindings of ``choose_card`` with the given families compiled in (and the hooks
+    of the game ``info``, a ``GameInfo``, when the ``game`` family is among them)."""
     families = set(families)
     unknown = families - {f.name for f in FAMILIES}
     if unknown:
@@ -166,6 +218,10 @@ def card_bindings(families) -> dict:
     out: dict = {"choose_card": choose_card}
     for f in FAMILIES:
         out[f.hook] = Bound(f.name, f.card) if f.name in families else absent_family
+    if "game" in families:
+        if info is None:
+            raise ValueError("the game family needs the game whose agents it binds")
+        out.update(game_bindings(info))
     return out
 
 EUCHRE_PASS = -1
@@ -300,4 +356,5 @@ BIDDING_HOOKS = {
     "choose_euchre_alone": choose_euchre_alone,
     "choose_euchre_discard": choose_euchre_discard,
     "choose_jass_mode": choose_jass_mode,
+    "choose_private_card": choose_private_card,
 }

@@ -11,6 +11,9 @@ SEARCH_KINDS = (30, 40)     # evolve.agents.search: MC, DMCTS, ISMCTS
 # evolve.agents.search: the perfect-information upper bounds (perfect_mc, perfect_dmcts),
 # the only family the engine hands every seat's hidden hand (``play_perfect``)
 PERFECT_KINDS = (40, 50)
+# the card-play agents a game ships for itself (``GameInfo.agents``: Hearts' hearts_rules),
+# kind GAME_KINDS[0] + its index there; bound per game (``evolve.agents.dispatch.game_bindings``)
+GAME_KINDS = (50, 60)
 # evolve.agents.external: agents of other packages decided in Python; never in the Numba
 # engine (``evolve.play`` seats them on tables, evolve.runtime.session)
 PYTHON_KINDS = (90, 100)

@@ -10,7 +10,8 @@
   of the deals (workers warmed first, so compiling / loading the Numba cache is not
   timed); speed-up against the 1-core kernel figure;
 - **peers**, when installed: OpenSpiel's C++ random game loop (``pyspiel.evaluate_bots``
-  with uniform random bots) for Spades and Euchre, and jass-kit's ``GameSim`` loop for
+  with uniform random bots) for the games OpenSpiel has (``GameInfo.openspiel``: Spades,
+  Euchre, Hearts), and jass-kit's ``GameSim`` loop for
   Jass; the ratio ours (1-core kernel) / peer, with the targets
   Spades >= 1,000,000 rounds/s and >= 25x OpenSpiel, Jass >= 300x jass-kit;
 - **first-call latency**: time to the first result in a fresh process, twice (the second
@@ -249,11 +250,12 @@ def _jasskit_runner(seed: int):
     return run
 
 
-OPENSPIEL_GAMES = ("spades", "euchre")      # the games OpenSpiel has, under the same names
+# the games OpenSpiel has: our name -> OpenSpiel's (``GameInfo.openspiel``)
+OPENSPIEL_GAMES = {name: info.openspiel for name, info in GAMES.items() if info.openspiel}
 PEERS: dict[str, tuple[str, Callable[[int], Any], int]] = {
     # game: (label, runner factory(seed), pilot size)
-    **{name: (f"OpenSpiel {name} (C++ evaluate_bots, uniform random)",
-              lambda s, name=name: _openspiel_runner(name, s), 500) for name in OPENSPIEL_GAMES},
+    **{name: (f"OpenSpiel {spiel} (C++ evaluate_bots, uniform random)",
+              lambda s, spiel=spiel: _openspiel_runner(spiel, s), 500) for name, spiel in OPENSPIEL_GAMES.items()},
     "jass": ("jass-kit GameSim (RuleSchieber, random)", _jasskit_runner, 100),
 }
 

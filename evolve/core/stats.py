@@ -176,10 +176,13 @@ def p_clause(p: float | None) -> str:
 
 def verdict(difference: dict) -> str:
     """``better``, ``no different`` or ``worse``: whether the 95% confidence interval of a
-    signed difference (higher is better) lies above zero, contains it, or lies below it,
-    which is the two-sided t test at ``ALPHA``. An undefined interval (fewer than two
-    observations) cannot show a difference: ``no different``."""
+    signed difference (higher is better, unless ``difference["lower_is_better"]``: points
+    taken in Hearts) lies above zero, contains it, or lies below it, which is the
+    two-sided t test at ``ALPHA``. An undefined interval (fewer than two observations)
+    cannot show a difference: ``no different``."""
     low, high = difference["low"], difference["high"]
+    if difference.get("lower_is_better"):
+        low, high = -high, -low
     if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
         return "no different"
     if low > 0:
@@ -199,6 +202,13 @@ def format_comparison(difference: dict, p: float | None, digits: int = 3) -> str
     its 95% CI, the t test's p-value and the verdict, e.g.
     ``+0.210 [+0.020, +0.400], p = 0.03: better``."""
     return f"{signed_ci(difference, digits)}, {p_clause(p)}: {verdict(difference)}"
+
+
+def negated(ci: dict) -> dict:
+    """The interval of minus the figure, with lower now better (a Hearts hand score, which
+    is minus the points taken, shown as points)."""
+    return {**ci, "mean": -ci["mean"], "low": -ci["high"], "high": -ci["low"],
+            "lower_is_better": not ci.get("lower_is_better", False)}
 
 
 def shifted(ci: dict, reference: float) -> dict:

@@ -26,7 +26,8 @@ is the next seat to play after it, 2 the partner across, 3 the seat before it):
    card; for a seat that is not to act, also its own card in this trick); 5, 6, 7 may
    still be held by offset 1, 2, 3 (``evolve.games.knowledge.may_hold``);
 2. ``trump``: one-hot of the trump mode, all zero while it is open (Spades: always spades);
-3. ``decision``: one-hot over ``DECISIONS`` (all zero for a seat that is not to act);
+3. ``decision``: one-hot over ``DECISIONS`` (all zero for a seat that is not to act; the
+   Hearts pass takes the discard's slot, ``SHARED_SLOTS``);
 4. ``dealer``: one-hot of the dealer's offset;
 5. ``maker``: one-hot of the maker's offset (the Euchre maker, the Jass declarer), zero
    before there is one; ``alone``: 1 when the Euchre maker plays alone;
@@ -72,6 +73,9 @@ from evolve.runtime.terminal import Terminal
 
 #: the decisions of the ``decision`` segment, in its order (``Observation.decision`` names)
 DECISIONS = ("card", "bid", "order", "call", "alone", "discard", "trump")
+#: decisions that share another's slot of the segment: the Hearts pass is, like the Euchre
+#: discard, a private choice of a card of the hand (a game has one or the other)
+SHARED_SLOTS = {"pass": "discard"}
 #: the observation's segments, in order (``observation_layout``)
 SEGMENTS = ("seat", "trump", "decision", "dealer", "maker", "alone", "calls", "tricks", "game_score")
 N_DECISIONS = len(DECISIONS)
@@ -186,14 +190,23 @@ def n_calls(game: str | Game, **options: Any) -> int:
     return int(n_calls_of(_game(game, options).rules))
 
 
+def decision_slot(decision: str) -> int:
+    """The position of ``decision`` in the ``decision`` segment (``DECISIONS``, with
+    ``SHARED_SLOTS``); ``ValueError`` (one line) for an unknown decision."""
+    name = SHARED_SLOTS.get(decision, decision)
+    if name not in DECISIONS:
+        raise ValueError(f"decision={decision!r} is invalid; expected one of "
+                         f"{', '.join(DECISIONS + tuple(SHARED_SLOTS))}")
+    return DECISIONS.index(name)
+
+
 def action_index(game: str | Game, decision: str, action: int, **options: Any) -> int:
     """The index in the action space of the engine's ``action`` at ``decision`` (a card id
     at the card decisions, ``Protocol.card_decisions``: "card" and the Euchre "discard"; a
     call value at the bidding decisions); ``ValueError`` (one
     line) if ``decision`` is not one of ``DECISIONS`` or ``action`` has no index."""
     g = _game(game, options)
-    if decision not in DECISIONS:
-        raise ValueError(f"decision={decision!r} is invalid; expected one of {', '.join(DECISIONS)}")
+    decision_slot(decision)
     n_cards, calls = g.info.n_cards, int(n_calls_of(g.rules))
     a = int(action)
     if decision in g.protocol.card_decisions:
@@ -267,7 +280,7 @@ def encode(game: Game, seat: int, decision: str | None, hand, pub: np.ndarray, g
     if out is None:
         out = np.empty(observation_size(game), dtype)
     mask = np.uint64(hand) if isinstance(hand, (int, np.integer)) else mask_of(np.asarray(list(hand), np.int64))
-    d = -1 if decision is None else DECISIONS.index(decision)
+    d = -1 if decision is None else decision_slot(decision)
     encode_observation(game.rules, np.int64(seat), np.int64(d), np.uint64(mask), pub, two_sides(game, seat, game_score),
                        np.int64(max(game.target, 0)), out)
     return out

@@ -14,6 +14,7 @@ from evolve.core.stats import (
     format_ci,
     format_comparison,
     mean_ci,
+    negated,
     one_sample_t,
     p_clause,
     paired_difference,
@@ -34,7 +35,23 @@ def _per_deal(spec, opponent, game, deals: int, seed: int, workers: int, lockste
     """Per deal, the side points (partnership games) or tricks (cut-throat) of ``spec``'s seat 0."""
     r = play(game, seats_against(spec, opponent, game), deals, seed, workers=workers, lockstep=lockstep,
              engine_families=engine_families)
-    return (r.side_points()[:, 0] if game.partnership else r.tricks[:, 0]).astype(np.float64)
+    return seat_figure(r, game)
+
+
+def seat_figure(r, game) -> np.ndarray:
+    """Per deal, what seat 0 is after: its side's points (partnership games), its tricks
+    (cut-throat Spades) or its hand score where tricks are no aim (Hearts: minus the
+    points it took)."""
+    if game.partnership:
+        return r.side_points()[:, 0].astype(np.float64)
+    if not game.protocol.tricks_are_aim:
+        return r.score[:, 0].astype(np.float64)
+    return r.tricks[:, 0].astype(np.float64)
+
+
+def _as_points(game, ci: dict) -> dict:
+    """A seat-0 figure as printed: Hearts' hand score as the points taken (lower is better)."""
+    return negated(ci) if not game.partnership and not game.protocol.tricks_are_aim else ci
 
 
 def against_founder(champion_spec, founder_spec, game, opponents: list[str], deals: int, seed: int,
@@ -55,14 +72,16 @@ def against_founder(champion_spec, founder_spec, game, opponents: list[str], dea
 
 def render_against_founder(rows: list[dict], game) -> str:
     """The champion-versus-founder table as text."""
-    what = "side points" if game.partnership else "ATpR"
+    what = "side points" if game.partnership else ("ATpR" if game.protocol.tricks_are_aim else "points")
     w = max([len("opponent")] + [len(r["opponent"]) for r in rows])
+    lower = "" if game.partnership or game.protocol.tricks_are_aim else ", points taken: lower is better"
     lines = [f"{'opponent':<{w}} {'deals':>7}  {'champion ' + what:<26} {'founder ' + what:<26} "
-             "champion - founder on the same deals (95% CI), paired t test"]
+             f"champion - founder on the same deals (95% CI), paired t test{lower}"]
     for r in rows:
+        champion, founder, diff = (_as_points(game, r[k]) for k in ("champion", "founder", "difference"))
         lines.append(
-            f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['champion']):<26} {format_ci(r['founder']):<26} "
-            f"{format_comparison(r['difference'], r['p'])}"
+            f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(champion):<26} {format_ci(founder):<26} "
+            f"{format_comparison(diff, r['p'])}"
         )
     return "\n".join(lines)
 
@@ -86,6 +105,15 @@ def benchmark(champion_spec, game, opponents: list[str], deals: int, seed: int, 
             score_diff = r.score[played, 0] - r.score[played, 1]
             row["score"] = mean_ci(score_diff).as_dict()
             row["score_t_test_p"] = one_sample_t(score_diff, 0.0).p_value
+        if not game.partnership and not game.protocol.tricks_are_aim:
+            # Hearts: the same deals again with the opponent in the champion's seat, paired
+            base = play(game, [opp] * 4, deals, seed, workers=workers, lockstep=lockstep,
+                        engine_families=engine_families)
+            diff, test = paired_difference(r.score[:, 0], base.score[:, 0])
+            row["points"] = negated(mean_ci(r.score[:, 0]).as_dict())
+            row["opponent_points"] = negated(mean_ci(base.score[:, 0]).as_dict())
+            row["points_difference"] = negated(diff.as_dict())
+            row["points_t_test_p"] = test.p_value
         tricks = r.tricks[played].astype(float)
         row["atpr"] = mean_ci(tricks[:, 0]).as_dict()
         test = fair_share_test(game, tricks[:, 0])
@@ -111,6 +139,16 @@ def render(rows: list[dict], game) -> str:
             lines.append(
                 f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['points']):<26} {format_ci(r['share']):<26} "
                 f"{format_comparison(r['score'], r.get('score_t_test_p'))}"
+            )
+    elif not game.protocol.tricks_are_aim:
+        lines.append(f"{'opponent':<{w}} {'deals':>7}  {'champion points (95% CI)':<26} "
+                     f"{'opponent in its seat':<26} points per deal, champion - the opponent in the champion's seat "
+                     "on the same deals (95% CI), t test; lower is better")
+        for r in rows:
+            lines.append(
+                f"{r['opponent']:<{w}} {r['deals']:>7}  {format_ci(r['points']):<26} "
+                f"{format_ci(r['opponent_points']):<26} "
+                f"{format_comparison(r['points_difference'], r['points_t_test_p'])}"
             )
     else:
         share = fair_share(game)

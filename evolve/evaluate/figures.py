@@ -13,6 +13,7 @@ import numpy as np
 
 from evolve.agents.registry import bidder_label
 from evolve.core.stats import mean_ci, normal_tail, one_sample_t, shifted, verdict
+from evolve.games.registry import GAMES
 
 
 def fair_share(game) -> float | None:
@@ -61,9 +62,11 @@ def bidders(game, labels, specs) -> dict[str, str]:
     return {str(label): bidder_label(spec) for label, spec in zip(labels, specs)}
 
 
-def bidders_line(named: dict[str, str]) -> str:
+def bidders_line(named: dict[str, str], game) -> str:
     """The header line naming each seat's bidder (empty when the game has no calls):
-    ``bids and trump calls: ismcts: context; champion:...: simple``."""
+    ``bids and trump calls: ismcts: context; champion:...: simple`` (what the bidders
+    decide is the protocol's ``calls_name``: Hearts' pass). ``game``: a ``Game`` or a name."""
     if not named:
         return ""
-    return "bids and trump calls: " + "; ".join(f"{label}: {bidder}" for label, bidder in named.items())
+    info = GAMES[getattr(game, "name", game)]
+    return f"{info.protocol.calls_name}: " + "; ".join(f"{label}: {bidder}" for label, bidder in named.items())

@@ -274,7 +274,7 @@ def level_table(g, entry: dict, agents: list[str], opponents: list[str], kept: b
         head += ("\n\nKept from an earlier run of this study (the `result.json` of its `--out` folder): the same "
                  "seats and parameters, deals and seed; its costs were timed then.")
     if entry["bidders"]:
-        head += "\n\n" + bidders_line(entry["bidders"])
+        head += "\n\n" + bidders_line(entry["bidders"], g)
     what = "points" if g.protocol.counts == "card points" else "tricks"      # Euchre's sides count tricks
     if g.partnership:
         lines = [f"| agent | opponent | agent's % of {what} (95% CI) | paired {what}/deal, agent - opponent (95% CI) | "

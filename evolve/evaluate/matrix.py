@@ -154,7 +154,8 @@ def head_to_head(
 def _games(g: Game, store: _Passes, passes) -> list[tuple[int, int, int]]:
     out = []
     for p in range(len(passes)):
-        _, _, winner = accumulate_games(store.get(p, "score"), store.get(p, "bags"), g.n_sides, g.target, g.bag_limit)
+        _, _, winner = accumulate_games(store.get(p, "score"), store.get(p, "bags"), g.n_sides, g.target, g.bag_limit,
+                                        g.protocol.target_is_loss)
         for i in np.nonzero(winner >= 0)[0]:
             out.append((int(i), p, int(winner[i])))
     out.sort()
@@ -195,10 +196,13 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
             b_tricks += (tricks[:, 1 - side_a] + tricks[:, 3 - side_a]) / 2
         else:
             others = [s for s in range(4) if s != side_a]
-            a_pts += tricks[:, side_a]
-            b_pts += tricks[:, others].mean(axis=1)
-            a_rounds.append(tricks[played, side_a])
-            b_rounds.append(tricks[played][:, others].ravel())
+            # each for itself: the seat's tricks (cut-throat Spades), or its hand score where
+            # tricks are no aim (Hearts: minus the points taken)
+            measure = tricks if g.protocol.tricks_are_aim else score
+            a_pts += measure[:, side_a]
+            b_pts += measure[:, others].mean(axis=1)
+            a_rounds.append(measure[played, side_a])
+            b_rounds.append(measure[played][:, others].ravel())
             a_score += score[:, side_a]
             b_score += score[:, others].mean(axis=1)
             a_tricks += tricks[:, side_a]
@@ -219,7 +223,7 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
         "passes": P,
         "rounds": int(n * P),
         "passed_out": int((~played).sum()),
-        "unit": "points" if g.partnership else "tricks",
+        "unit": "points" if g.partnership else ("tricks" if g.protocol.tricks_are_aim else g.protocol.score_name),
         "share_of_points": share_of_points(g),
         "a_points": _ci(a_pts[played]),
         "b_points": _ci(b_pts[played]),
@@ -399,7 +403,7 @@ def markdown_tables(matrix: dict) -> str:
     opts = options_text(matrix["options"])
     out = [f"## {matrix['game']} ({opts}): {matrix['count']} {matrix['unit']} per pairing, seed {matrix['seed']}", ""]
     if matrix.get("bidders"):
-        out += [bidders_line(matrix["bidders"]), ""]
+        out += [bidders_line(matrix["bidders"], matrix["game"]), ""]
 
     def table(title, fn):
         out.extend([f"### {title}", "",
@@ -534,7 +538,7 @@ def render_pair(cell: dict) -> str:
         f"  sd {cell['a_points']['sd']:.3f}",
         f"  B {u} per deal  {_fmt_ci(cell['b_points']['mean'], cell['b_points']['low'], cell['b_points']['high'], 4)}"
         f"  sd {cell['b_points']['sd']:.3f}",
-        *([f"  {bidders_line(cell['bidders'])}"] if cell.get("bidders") else []),
+        *([f"  {bidders_line(cell['bidders'], cell['game'])}"] if cell.get("bidders") else []),
         f"  paired A - B    {format_comparison(cell['diff_points'], cell['diff_points']['p'], 4)}"
         f" (t {cell['diff_points']['t']:.3f})",
         f"  A ATpR          {_fmt_ci(cell['a_atpr']['mean'], cell['a_atpr']['low'], cell['a_atpr']['high'], 4)}",

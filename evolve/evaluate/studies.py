@@ -245,7 +245,7 @@ def run_study(study: dict, *, quick: bool = False, workers: int = 1, seed: int |
         head += f"; rule={study['rule']} for agents with a 'can win' rule"
     named = bidders(g, labels, specs)
     if named:
-        head += "\n\n" + bidders_line(named)
+        head += "\n\n" + bidders_line(named, g)
     return {"study": study["name"], "layout": layout, "unit": unit, "count": n, "seed": seed, "bidders": named,
             "result": result, "table": head + "\n\n" + table}
 

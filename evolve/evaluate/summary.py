@@ -54,13 +54,15 @@ def summarize(result: PlayResult) -> dict:
         "deals": result.n_deals,
         "passed_out": int(result.passed_out.sum()),
         "fair_share": fair_share(g),
+        "score_name": g.protocol.score_name,
         "per_seat": seats,
         "per_side": sides,
     }
     if g.target > 0:
         ended = result.game_winner >= 0
         n_games = int(ended.sum())
-        out["games"] = {"target": g.target, "completed": n_games, "won": []}
+        out["games"] = {"target": g.target, "completed": n_games, "won": [],
+                        "lowest_wins": bool(g.protocol.target_is_loss)}
         for side in range(n_sides):
             k = int((result.game_winner[ended] == side).sum())
             p, lo, hi = wilson(k, n_games)
@@ -102,12 +104,13 @@ def render(summary: dict) -> str:
                 lines.append(f"{'':>4}  {'':<8} % pts  {_fmt(e['percent_of_points'])}")
             lines.append(f"{'':>4}  {'':<8} score  {_fmt(e['score'])}")
     elif any(e["score"] != s["atpr"] for e, s in zip(summary["per_side"], summary["per_seat"])):
-        lines += ["", "seat  hand score per deal (95% CI)"]
+        lines += ["", f"seat  {summary.get('score_name', 'hand score')} per deal (95% CI)"]
         for e in summary["per_side"]:
             lines.append(f"{e['side']:>4}  {_fmt(e['score'])}")
     if "games" in summary:
         gm = summary["games"]
-        lines += ["", f"games to {gm['target']}: {gm['completed']} completed"]
+        lines += ["", f"games to {gm['target']}" + (" points, the lowest total wins" if gm.get("lowest_wins") else "")
+                  + f": {gm['completed']} completed"]
         for w in gm["won"]:
             lines.append(f"  side {w['side']}: {w['wins']} won, {100 * w['rate']:.2f}% [{100 * w['low']:.2f}, "
                          f"{100 * w['high']:.2f}] (Wilson 95%)")

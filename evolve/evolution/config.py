@@ -200,7 +200,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
             doc=("What a member scores, as a mean per round: `simple` (the tricks its seat takes), `advanced` (the "
                  "Spades thesis's advanced fitness: for each trick taken, a score of the winning card, higher the "
                  "less likely that card was to win), `side_points` (the card points of its side; tricks in Spades "
-                 "and Euchre) or `side_score` (its side's hand score). The side fitnesses need a partnership game."),
+                 "and Euchre) or `side_score` (its side's hand score). The side fitnesses need a partnership "
+                 "game; Hearts, which rewards neither tricks nor card points, takes `side_score` alone (the seat's "
+                 "hand score, minus the points it took)."),
         ),
         "opponents": Key(
             (list,),
@@ -765,7 +767,10 @@ def _check_evolution(ev: dict, g, fail) -> None:
     if ev["max_generations"] < ev["generations"]:
         fail("evolution.max_generations", f"got {ev['max_generations']}; expected >= evolution.generations "
                                           f"({ev['generations']})")
-    if ev["fitness"] in ("side_points", "side_score") and not g.partnership:
+    if not g.protocol.tricks_are_aim and ev["fitness"] != "side_score":
+        fail("evolution.fitness", f"got {ev['fitness']!r}; {g.name} does not reward tricks or card points: use "
+                                  "side_score (the seat's hand score)")
+    elif ev["fitness"] in ("side_points", "side_score") and not g.partnership and g.protocol.tricks_are_aim:
         fail("evolution.fitness", f"got {ev['fitness']!r}; side fitness needs a partnership game (use simple or "
                                   "advanced)")
 

@@ -10,6 +10,17 @@ from evolve.games.options import Option
 
 
 @dataclass(frozen=True)
+class GameAgent:
+    """A card-play agent a game ships for itself (Hearts' ``hearts_rules``): its seat name,
+    a description and its Numba card function ``card(kind, params, lo, hi, seat, rules,
+    mode, hand, legal, pub, rngs) -> card`` (``evolve.agents.game`` registers it)."""
+
+    name: str
+    describe: str
+    card: Callable = field(repr=False)
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """Static description of a registered game."""
 
@@ -34,6 +45,15 @@ class GameInfo:
     # the cards a deal's private decisions give away, which the deal record keeps in order
     # (``DealRecord.private``): the Euchre dealer's discard
     n_private: int = 0
+    # the rule-based choice of a private card decision (Hearts' pass): a Numba function
+    # ``(rules, hand, pub) -> card of hand`` that every bidder but ``random`` decides with
+    private_rule: Callable | None = field(default=None, repr=False)
+    # the card-play agents the game ships (``GameAgent``; seated by name in every command)
+    agents: tuple[GameAgent, ...] = ()
+    # whether the search bidder can search the game's calls (Hearts' pass: no)
+    searchable_calls: bool = True
+    # the name of the same game in OpenSpiel, for the engine benchmark's ratio ("" : none)
+    openspiel: str = ""
 
     @property
     def may_call(self) -> bool:

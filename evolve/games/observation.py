@@ -299,14 +299,25 @@ def _pairs(items, what: str) -> list[tuple[int, int]]:
     return out
 
 
-def _bidding(game: Game, seat: int, dealer: int, phase: str, trump: int, upcard, calls, hand: list[int]) -> DealState:
+def _first_seat(tricks, trick) -> int:
+    """The seat of a view's first card (-1: none played), read before the plays are checked."""
+    for t in list(tricks) + [trick]:
+        for x in t:
+            if isinstance(x, (tuple, list)) and len(x) == 2 and is_int(x[0]) and 0 <= int(x[0]) <= 3:
+                return int(x[0])
+            return -1
+    return -1
+
+
+def _bidding(game: Game, seat: int, dealer: int, phase: str, trump: int, upcard, calls, hand: list[int],
+             first_seat: int = -1) -> DealState:
     """The deal's course from its calls, through the game's protocol: the public state
     after them and the decision due (checked against ``seat`` and ``phase``)."""
     protocol = game.protocol
     state = protocol.start(dealer, protocol.check_upcard(upcard, seat, hand, trump))
     for k, (s, a) in enumerate(_pairs(calls, "calls")):
         protocol.apply(state, s, _int(a, f"calls[{k}]"), where=f"calls[{k}]")
-    protocol.settle(state, seat, len(hand))
+    protocol.settle(state, seat, hand, phase, first_seat)
     if phase == "bid":
         if state.passed_out:
             raise ValueError("every seat passed twice: the deal is passed out, no decision is due")
@@ -340,7 +351,7 @@ def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls,
     if len(set(hand_cards)) != len(hand_cards):
         raise ValueError("hand: a card appears twice")
     try:
-        state = _bidding(game, seat, dealer, phase, trump, upcard, calls, hand_cards)
+        state = _bidding(game, seat, dealer, phase, trump, upcard, calls, hand_cards, _first_seat(tricks, trick))
         protocol.check_trump(state, trump, phase)
         if _int(maker, "maker") != state.maker:
             raise ValueError(f"maker={maker} but the calls make it {state.maker}")
@@ -370,7 +381,7 @@ def public_state(game: Game, *, seat, dealer, hand, phase, trump, upcard, calls,
         if seat != to_move:
             raise ValueError(f"seat {seat} is not to play; seat {to_move} is")
     own = int((cards[seats == seat] if len(plays) else cards[:0]).size)
-    extra, why = protocol.extra_cards(decision)
+    extra, why = protocol.extra_cards(decision, state)
     expect = info.hand_size - own + extra
     if len(hand_cards) != expect:
         raise ValueError(

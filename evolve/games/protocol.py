@@ -25,6 +25,7 @@ Actions (the integers calls hold and bids return):
   ``CALL_PARTNER`` 7 (play with the partner); ``discard``: the card id the dealer lays away
   (known only to the dealer, so it is never in ``calls``);
 - Jass ``trump``: the mode 0..5, or ``JASS_PUSH`` 6 (the forehand only);
+- Hearts ``pass``: a card id of the passing seat's hand (private, like the discard);
 - ``card``: a card id.
 
 ``tests/test_decide.py`` and ``tests/test_session.py`` hold the protocols to the kernels:
@@ -41,13 +42,13 @@ import numpy as np
 
 from evolve.games.state import PUB_SIZE, SIDE_POINTS, TRICKS_WON, reset_pub
 
-DECISIONS = ("bid", "order", "call", "discard", "alone", "trump", "card")
+DECISIONS = ("bid", "order", "call", "discard", "alone", "trump", "pass", "card")
 CARD = "card"
 PASSED_OUT = "passed out"       # every seat passed: no play, no score (Euchre)
 
 # what a seat is asked to do at each decision, for "seat S is not to <verb>; seat T is"
 _VERBS = {"bid": "bid", "order": "call", "call": "call", "discard": "discard", "alone": "decide",
-          "trump": "declare trump", CARD: "play"}
+          "trump": "declare trump", "pass": "pass", CARD: "play"}
 
 
 class ProtocolError(ValueError):
@@ -85,6 +86,9 @@ class DealState:
     leader: int = -1
     bids: list[int] = field(default_factory=lambda: [-1] * 4)
     discard: int = -1
+    # the cards of the private decisions so far, in order (-1 where this observer did not
+    # see one): the deal record's ``private``
+    private: list[int] = field(default_factory=list)
 
     @property
     def forehand(self) -> int:
@@ -125,6 +129,15 @@ class Protocol:
     card_decisions = frozenset({CARD})
     #: the decisions the other seats do not see the action of (it is not in ``calls``)
     private_decisions = frozenset()
+    #: the game's target is a loss: a game ends when a side's total falls to minus the
+    #: target and the highest total wins (Hearts, whose hand score is minus the points taken)
+    target_is_loss = False
+    #: what a deal's hand score is, in reports
+    score_name = "hand score"
+    #: what a seat's bidder decides, in reports
+    calls_name = "bids and trump calls"
+    #: taking tricks is what a seat wants (not in Hearts, where a trick brings points)
+    tricks_are_aim = True
 
     def __init__(self, game):
         self.game = game
@@ -156,8 +169,20 @@ class Protocol:
 
     def recorded_actions(self, result, i: int) -> list[tuple[int, int]]:
         """The bidding decisions of deal ``i`` of a recorded result as ``(seat, action)``, in
-        the order the deal took them (the Euchre discard included)."""
+        the order the deal took them (the Euchre discard and the Hearts pass included)."""
         return []
+
+    def recorded_held(self, result, i: int) -> list[list[int]]:
+        """Each seat's cards when the play of deal ``i`` of a recorded result starts (the
+        dealt hands after the Euchre dealer's pick-up and discard or the Hearts pass)."""
+        hands = [sorted(int(c) for c in result.hands[i, s]) for s in range(4)]
+        actions = self.recorded_actions(result, i)
+        if not actions:
+            return hands
+        state = self.start(int(result.dealer[i]), self.recorded_shown_card(result, i), hands=hands)
+        for seat, action in actions:
+            self.apply(state, seat, action)
+        return state.hands
 
     # ------------------------------------------------------------------ decisions
 
@@ -199,9 +224,10 @@ class Protocol:
             return "the deal is passed out: no call follows"
         return f"the bidding is over after {len(state.calls)} calls"
 
-    def extra_cards(self, decision: str) -> tuple[int, str]:
-        """The cards a seat holds at ``decision`` beyond those dealt and not yet played, and
-        why, for the check of a view's hand (the Euchre dealer's six at its discard)."""
+    def extra_cards(self, decision: str, state: DealState | None = None) -> tuple[int, str]:
+        """The cards a seat holds at ``decision`` (of the deal ``state``) beyond those dealt
+        and not yet played, and why, for the check of a view's hand (the Euchre dealer's
+        six at its discard; fewer during the Hearts pass)."""
         return 0, ""
 
     def decision_hand(self, state: DealState, seat: int) -> list[int] | None:
@@ -216,9 +242,10 @@ class Protocol:
         its action."""
         raise ProtocolError(f"the {state.decision} decision is public")
 
-    def settle(self, state: DealState, seat: int, hand_size: int) -> None:
-        """Complete what ``seat``, holding ``hand_size`` cards, cannot see but knows has
-        happened (the Euchre dealer's face-down discard), before its view is checked."""
+    def settle(self, state: DealState, seat: int, hand: list[int], phase: str = "", first_seat: int = -1) -> None:
+        """Complete what ``seat``, holding ``hand`` in phase ``phase``, cannot see but knows
+        has happened (the Euchre dealer's face-down discard, the Hearts pass), before its
+        view is checked; ``first_seat`` is the seat of the deal's first card (-1: none yet)."""
 
     def not_to_act(self, state: DealState, seat: int) -> str:
         """The message for a view of ``seat`` when another seat is to decide."""
@@ -294,18 +321,21 @@ class Protocol:
             return np.array(pub[SIDE_POINTS:SIDE_POINTS + 2], np.int64)
         return np.array([tricks[0] + tricks[2], tricks[1] + tricks[3]], np.int64)
 
-    def hand_score(self, state: DealState, tricks: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def hand_score(self, state: DealState, tricks: np.ndarray, points: np.ndarray,
+                   pub: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The hand score per side (per seat in cut-throat games; 4 slots) and the bags per
         side of a played deal, from its ``tricks`` per seat and ``points`` per side (which
-        the game may change in place, e.g. the Jass match bonus), as the kernel's
-        ``finish`` scores it."""
+        the game may change in place, e.g. the Jass match bonus) or the play's public
+        state ``pub`` (Hearts' points per seat), as the kernel's ``finish`` scores it."""
         raise NotImplementedError
 
     @property
     def fair_share(self) -> float | None:
         """Tricks per seat that no skill would take (13 / 4 in cut-throat Spades), against
         which a seat's ATpR is tested; None in partnership games."""
-        return None if self.game.partnership else self.info.n_tricks / 4.0
+        if self.game.partnership or not self.tricks_are_aim:
+            return None
+        return self.info.n_tricks / 4.0
 
     def action_name(self, decision: str, action: int) -> str:
         """A short readable name of ``action`` taken at ``decision`` ("order", "push",

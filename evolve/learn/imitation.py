@@ -302,7 +302,9 @@ def warm_replay(game: Game, arch: Architecture) -> None:
 
     deck = np.random.default_rng(0).permutation(game.info.n_cards)
     h = game.info.hand_size
-    state = TrickState(game, [deck[s * h:(s + 1) * h].tolist() for s in range(4)], 0, 1)
+    hands = [deck[s * h:(s + 1) * h].tolist() for s in range(4)]
+    # the first seat that may lead this deal (Hearts: only the holder of the two of clubs)
+    state = next(st for st in (TrickState(game, hands, 0, (1 + k) % 4) for k in range(4)) if st.legal())
     example = _Example(game, arch)
     while not state.done:
         seat = state.to_move

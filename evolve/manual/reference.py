@@ -457,7 +457,8 @@ def perfect_agents() -> list[str]:
 BIDDER_NOTES = {
     "random": "uniformly random legal bids and calls",
     "simple": "rule-based: in Spades the rule-of-thumb trick estimate, in Euchre the expected tricks against "
-              "the `order`, `call` and `alone` thresholds, in Jass the ranked trump choice",
+              "the `order`, `call` and `alone` thresholds, in Jass the ranked trump choice; a private card decision "
+              "(a pass) by the game's own rule (`GameInfo.private_rule`)",
     "explore": "the measurement bidder of `python -m evolve.tables`: each order, call or alone decision uniformly "
                "random with probability epsilon, else the `linear` bidder's",
 }

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from evolve.agents.dispatch import BIDDING_HOOKS, FAMILIES, card_bindings, families_of
+from evolve.agents.dispatch import BIDDING_HOOKS, FAMILIES, card_bindings, families_of, game_bindings
 from evolve.agents.kinds import PLAY_KIND
 from evolve.core import numba_cache as _numba_cache
 from evolve.engine.batch import play_batch_kernel
@@ -38,7 +38,7 @@ def batch_kernel(game: int, families=(), root=None):
                 name = module.INFO.name
                 bindings = {"game_setup": Bound(name, module.setup),
                             "game_finish": Bound(name, module.finish), "deal_cards": deal_cards,
-                            **card_bindings(fams), **BIDDING_HOOKS}
+                            **card_bindings(fams, module.INFO), **BIDDING_HOOKS, **game_bindings(module.INFO)}
                 k = specialise(root, bindings)
                 _numba_cache.register_engine(k, name, list(fams), sum(f.seconds for f in FAMILIES if f.name in fams))
                 _KERNELS[key] = k

@@ -186,6 +186,7 @@ def check_playthrough(g: Game, n_deals: int, seed: int) -> int:
         shown = set(table.rest)
         played: list[tuple[int, int]] = []
         calls: list[tuple[int, int]] = []
+        given: list[tuple[int, int]] = []       # the cards of private card decisions, by seat
         while not table.over:
             seat, step = table.to_act, table.step
             where = f"deal {d}, decision {decisions} (seat {seat}, {step})"
@@ -197,8 +198,10 @@ def check_playthrough(g: Game, n_deals: int, seed: int) -> int:
             if not legal:
                 _fail(g, "playthrough", f"{where}: no legal action")
             hand = set(obs.hand)
-            gone = {c for _, c in played}
-            if not hand <= (dealt[seat] | shown) or hand & gone:
+            gone = {c for _, c in played} | {c for s, c in given if s == seat}
+            # a card another seat gave away face down (the Hearts pass) may be this seat's now
+            received = {c for s, c in given if s != seat}
+            if not hand <= (dealt[seat] | shown | received) or hand & gone:
                 _fail(g, "playthrough", f"{where}: the observation's hand {sorted(hand)} holds a card the seat does "
                                         f"not hold (dealt {sorted(dealt[seat])}, played {sorted(gone & hand)})")
             seen = [p for t in obs.tricks for p in t] + list(obs.trick)
@@ -225,6 +228,8 @@ def check_playthrough(g: Game, n_deals: int, seed: int) -> int:
             decisions += 1
             if step == "card":
                 played.append((seat, action))
+            elif step in g.protocol.private_decisions and step in g.protocol.card_decisions:
+                given.append((seat, action))
             elif any(a == [seat, action] for a in table.view(seat)["calls"][len(calls):]):
                 calls.append((seat, action))
         result = table.results[0]

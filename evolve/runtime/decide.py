@@ -35,8 +35,10 @@ from evolve.agents.dispatch import (
     choose_euchre_discard,
     choose_euchre_order,
     choose_jass_mode,
+    choose_private_card,
     choose_spades_bid,
     families_of,
+    game_bindings,
 )
 from evolve.agents.registry import pack_seats, parse_seat, sees_hidden_hands
 from evolve.core.errors import UsageError, checked_int
@@ -47,10 +49,17 @@ from evolve.games.registry import make_game
 from evolve.games.template import specialise
 
 
-def card_decider(families):
+def card_decider(families, info=None):
     """The card-play decision ``choose_card`` compiled with the given agent families (the
-    engine's own specialisation of it; memoised and cached on disk)."""
-    return specialise(choose_card, card_bindings(families))
+    engine's own specialisation of it; memoised and cached on disk); ``info``: the game
+    whose own agents the ``game`` family binds."""
+    return specialise(choose_card, card_bindings(families, info))
+
+
+def private_decider(info):
+    """The game's private card decision (Hearts' pass), ``choose_private_card`` compiled
+    with the game's rule (as the engine binds it)."""
+    return specialise(choose_private_card, game_bindings(info))
 
 
 class Agent:
@@ -70,7 +79,7 @@ class Agent:
         self.kinds, self.params = pack_seats([self.spec] * 4)
         self.work = np.zeros(max(self.spec.work_size, 1), np.float64)
         self.rngs = np.zeros(N_STREAMS, np.uint64)
-        self._decide_card = card_decider(families_of([self.spec.play_kind]))
+        self._decide_card = card_decider(families_of([self.spec.play_kind]), self.game.info)
         # an agent of another package decides in Python (evolve.agents.external)
         self.python = self.spec.python() if self.spec.python is not None else None
         self.seed = checked_int(seed, "seed", 0)
@@ -120,7 +129,7 @@ class Agent:
     def bid(self, obs) -> int:
         """The action this agent takes at a bidding decision: a Spades bid, a Euchre order
         (5) / pass (4), a round-2 suit or pass (4), 6 alone / 7 with the partner, the card
-        the Euchre dealer discards, a Jass mode 0..5 or 6 push."""
+        the Euchre dealer discards, a Jass mode 0..5 or 6 push, a card of a Hearts pass."""
         obs = self._obs(obs)
         st = obs.state
         d = st.decision
@@ -139,6 +148,8 @@ class Agent:
             return CALL_ALONE if alone else CALL_PARTNER
         if d == "discard":
             return int(choose_euchre_discard(k, p, seat, rules, hand, pub, rngs, np.int64(st.args["trump"])))
+        if d == "pass":
+            return int(private_decider(self.game.info)(k, p, seat, rules, hand, pub, rngs))
         if d == "trump" and self.python is not None and self.python.bids:
             return int(self.python.bid(obs, self.rngs))
         if d == "trump":

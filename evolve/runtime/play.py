@@ -259,7 +259,8 @@ def _result(g: Game, specs, seed: int, recs: list[DealRecord], record: bool) -> 
     rec = DealRecord(*(np.concatenate([getattr(r, f) for r in recs]) for f in DealRecord._fields))
     n_sides = g.n_sides
     score = rec.score[:, :n_sides]
-    game_id, game_score, winner = accumulate_games(score, rec.bags, n_sides, g.target, g.bag_limit)
+    game_id, game_score, winner = accumulate_games(score, rec.bags, n_sides, g.target, g.bag_limit,
+                                                   g.protocol.target_is_loss)
     return PlayResult(
         game=g, seats=specs, seed=seed, hands=rec.hands, rest=rec.rest, dealer=rec.dealer,
         trump=rec.mode, first_leader=rec.first_leader, tricks=rec.tricks, points=rec.points,

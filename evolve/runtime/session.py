@@ -332,14 +332,14 @@ class Table:
         if st is not None:
             tricks[:] = st.tricks_won
             points = self.protocol.side_points(tricks, st.pub)
-            score, bags = self.protocol.hand_score(self.deal, tricks, points)
+            score, bags = self.protocol.hand_score(self.deal, tricks, points, st.pub)
             history = [{"leader": int(ld), "cards": [int(c) for c in cards], "winner": int(w)}
                        for ld, cards, w in st.history()]
         self.results.append({
             "deal": self.deal_index, "dealer": self.dealer, "hands": self.dealt, "rest": self.rest,
             "upcard": self.upcard, "trump": self.trump if st is not None else -1, "maker": self.maker,
             "alone": bool(self.alone), "discard": self.discard,
-            "private": [self.discard] if self.discard >= 0 else [], "bids": list(self.bids),
+            "private": list(self.deal.private), "bids": list(self.bids),
             "calls": [[s, a] for s, a in self.calls], "tricks_per_trick": history,
             "tricks": [int(x) for x in tricks], "points": [int(x) for x in points],
             "score": [int(x) for x in score[:n_sides]], "bags": [int(x) for x in bags],
@@ -347,7 +347,8 @@ class Table:
         # game scores exactly as evolve.play sums them
         sc = np.array([r["score"] for r in self.results], np.int64).reshape(-1, n_sides)
         bg = np.array([r["bags"] for r in self.results], np.int64).reshape(-1, 2)
-        game_id, game_score, winner = accumulate_games(sc, bg, n_sides, g.target, g.bag_limit)
+        game_id, game_score, winner = accumulate_games(sc, bg, n_sides, g.target, g.bag_limit,
+                                                       g.protocol.target_is_loss)
         self.results[-1]["game_id"] = int(game_id[-1])
         self.results[-1]["game_score"] = [int(x) for x in game_score[-1]]
         self.results[-1]["game_winner"] = int(winner[-1])

@@ -107,6 +107,15 @@ class Terminal:
             self.say("Trick: " + ", ".join(f"{self.who(s)} {self.card(c)}" for s, c in v["trick"]))
         self.say(f"Your hand (seat {seat}): " + " ".join(self.card(c) for c in v["hand"]))
 
+    def decision_text(self, decision: str) -> str:
+        """The prompt of ``decision``: ``DECISION_TEXT``, or "<Decision> a card" for a card
+        decision of the game's own (the Hearts pass)."""
+        if decision in DECISION_TEXT:
+            return DECISION_TEXT[decision]
+        if decision in self.t.game.protocol.card_decisions:
+            return f"{decision.capitalize()} a card"
+        return decision
+
     def ask(self, seat: int) -> int:
         """Ask ``seat`` for its decision until the answer is one of the legal ones."""
         obs = self.t.observation(seat)
@@ -114,7 +123,7 @@ class Terminal:
         names = [obs.action_name(a) for a in legal]
         self.show(seat)
         self.say("  " + "  ".join(f"{k}) {n}" for k, n in enumerate(names, start=1)))
-        prompt = f"{DECISION_TEXT.get(obs.decision, obs.decision)} [1-{len(legal)}]: "
+        prompt = f"{self.decision_text(obs.decision)} [1-{len(legal)}]: "
         while True:
             self.out.write(prompt)
             self.out.flush()

@@ -18,7 +18,7 @@ BIDDERS = {"random": BID_RANDOM, "simple": BID_SIMPLE, **euchre_bidding.KINDS, "
 # bidders that decide only some games' calls (their tables mean nothing in the others); the
 # search bidder searches whatever calls a game has, so it applies to every game with calls
 BIDDER_GAMES = {"graf": ("jass",), **{name: ("euchre",) for name in euchre_bidding.KINDS},
-                "search": tuple(name for name, info in GAMES.items() if info.may_call),
+                "search": tuple(name for name, info in GAMES.items() if info.may_call and info.searchable_calls),
                 "simple_rb": ("jass",), "learnt": ("jass", "euchre")}
 
 # ``bidder=default``: each game's rule-based bidder, the one its ``GameInfo.default_bidder``

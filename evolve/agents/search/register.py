@@ -53,6 +53,7 @@ from evolve.agents.search.value_net import V_SCRATCH
 from evolve.core.errors import UsageError
 from evolve.games.bits import N_STREAMS
 from evolve.games.options import Option
+from evolve.games.registry import GAMES
 
 SEARCH_BIDDER_OPTIONS = dict(BIDDER_OPTIONS)
 SHIPPED_VALUE = Path(__file__).resolve().parent.parent / "data"     # evolve/agents/data
@@ -298,6 +299,12 @@ PISMCTS_OPTIONS = {"net": DNN_NET, "candidates": Option(4, CANDIDATES.help, kind
 DNN_OPTIONS = {"net": DNN_NET, **SEARCH_BIDDER_OPTIONS}
 
 
+def _shipped(prefix: str) -> tuple[str, ...]:
+    """The games with a shipped ``<prefix>_<game>.npz`` network (the default ``net`` of the
+    agents that need one: a game without it cannot seat them)."""
+    return tuple(name for name in GAMES if (SHIPPED_VALUE / f"{prefix}_{name}.npz").exists())
+
+
 def _register_all() -> None:
     entries = (
         AgentDef("mc", "flat Monte Carlo over exact determinizations (the Sueca thesis)", _make_mc, MC_OPTIONS),
@@ -313,6 +320,7 @@ def _register_all() -> None:
             "the card whose position after the trick has the best mean value-network score over N determinizations",
             _make_maxvalue,
             MAXVALUE_OPTIONS,
+            _shipped("value"),
         ),
         AgentDef(
             "pdmcts",
@@ -320,6 +328,7 @@ def _register_all() -> None:
             "of a three-head network (python -m evolve.dnn)",
             _make_pdmcts,
             PDMCTS_OPTIONS,
+            _shipped("dnn"),
         ),
         AgentDef(
             "pismcts",
@@ -327,6 +336,7 @@ def _register_all() -> None:
             "of a three-head network (python -m evolve.dnn)",
             _make_pismcts,
             PISMCTS_OPTIONS,
+            _shipped("dnn"),
         ),
         AgentDef(
             "dnn",
@@ -334,6 +344,7 @@ def _register_all() -> None:
             "policy",
             _make_dnn,
             DNN_OPTIONS,
+            _shipped("dnn"),
         ),
         AgentDef(
             "perfect_mc",

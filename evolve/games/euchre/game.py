@@ -329,6 +329,7 @@ class EuchreProtocol(Protocol):
         """The dealer has laid ``card`` away (-1: unseen by this observer); the maker
         decides to go alone (the kernel sets the maker just before it asks)."""
         state.discard = int(card)
+        state.private.append(int(card))
         if state.hands is not None and card >= 0:
             six = state.hands[state.dealer] + [state.upcard]
             six.remove(card)
@@ -347,8 +348,8 @@ class EuchreProtocol(Protocol):
             self.skip_private(state)    # a call list never shows the discard: it happened face down
         super().apply(state, seat, action, where)
 
-    def settle(self, state, seat, hand_size):
-        if state.decision == "discard" and not (seat == state.dealer and hand_size == self.info.hand_size + 1):
+    def settle(self, state, seat, hand, phase="", first_seat=-1):
+        if state.decision == "discard" and not (seat == state.dealer and len(hand) == self.info.hand_size + 1):
             self.skip_private(state)
 
     def not_to_act(self, state, seat):
@@ -376,12 +377,12 @@ class EuchreProtocol(Protocol):
             out.append((int(result.maker[i]), CALL_ALONE if result.alone[i] else CALL_PARTNER))
         return out
 
-    def hand_score(self, state, tricks, points):
+    def hand_score(self, state, tricks, points, pub=None):
         score = np.zeros(4, np.int64)
         score_deal(np.asarray(tricks, np.int64), state.maker, state.alone, score)
         return score, np.zeros(2, np.int64)
 
-    def extra_cards(self, decision):
+    def extra_cards(self, decision, state=None):
         return (1, "plus the turned card") if decision == "discard" else (0, "")
 
     def action_name(self, decision, action):
@@ -396,7 +397,7 @@ INFO = GameInfo(
     mode_names=("clubs", "diamonds", "hearts", "spades"),
     describe="24 cards, bowers, two bidding rounds, going alone; partnership game to 10",
     trump_first=trump_first_orders(4, lambda trump: 3 - trump),   # the left bower's suit second
-    game_id=GAME_ID, protocol=EuchreProtocol, n_private=1,
+    game_id=GAME_ID, protocol=EuchreProtocol, n_private=1, openspiel="euchre",
     # the context table wins 95% of games to 10 against the simple rule (which passes 85% of
     # deals) at about the speed of card play; the profile table is as strong but ~3x slower
     # (CardCounting card play on both sides, docs/results/bidders.md)

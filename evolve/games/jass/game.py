@@ -177,7 +177,7 @@ class JassProtocol(Protocol):
             out.append(((fh + 2) % 4, int(result.calls[i, 1])))
         return out
 
-    def hand_score(self, state, tricks, points):
+    def hand_score(self, state, tricks, points, pub=None):
         score = np.zeros(4, np.int64)
         score_deal(self.rules, state.mode, np.asarray(tricks, np.int64), points, score)
         return score, np.zeros(2, np.int64)

@@ -227,7 +227,7 @@ class SpadesProtocol(Protocol):
         fh = (int(result.dealer[i]) + 1) % 4
         return [((fh + k) % 4, int(result.bids[i, (fh + k) % 4])) for k in range(4)]
 
-    def hand_score(self, state, tricks, points):
+    def hand_score(self, state, tricks, points, pub=None):
         score = np.zeros(4, np.int64)
         bags = np.zeros(2, np.int64)
         score_deal(self.rules, np.array(state.bids, np.int64), np.asarray(tricks, np.int64), score, bags)
@@ -244,6 +244,6 @@ INFO = GameInfo(
     faces=("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"),
     options=OPTIONS, build=build, mode_names=("spades",),
     describe="52 cards, spades trump; cut-throat by default, optional partnership and bidding",
-    game_id=GAME_ID, protocol=SpadesProtocol,
+    game_id=GAME_ID, protocol=SpadesProtocol, openspiel="spades",
     default_bidder="simple",       # the rule of thumb (docs/results/bidders.md)
 )

@@ -177,7 +177,7 @@ class SuecaProtocol(Protocol):
                                 f"(expected {upcard // 10})")
         return int(upcard)
 
-    def hand_score(self, state, tricks, points):
+    def hand_score(self, state, tricks, points, pub=None):
         score = np.zeros(4, np.int64)
         score_deal(np.asarray(tricks, np.int64), np.asarray(points, np.int64), score)
         return score, np.zeros(2, np.int64)
