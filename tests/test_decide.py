@@ -75,6 +75,8 @@ CASES = [
         {"partnership": True, "bidding": "standard", "never_broken": True},
         ["random", "cardcounting:bidder=simple"],
     ),
+    ("hearts", {}, ["hearts_rules", "random:bidder=random", "hearts_rules", "random"]),
+    ("hearts", {"pass_cards": False, "jd_bonus": True}, ["mc:shuffles=3,playouts=1", "random"]),
 ]
 
 
@@ -127,6 +129,7 @@ def _replay_matches_engine(game, options, seats, n=6):
         "euchre": {"order", "alone", "card"} if not options.get("setup") else {"card"},
         "spades": {"bid", "card"} if options else {"card"},
         "sueca": {"card"},
+        "hearts": {"pass", "card"} if options.get("pass_cards", True) else {"card"},
     }[game]
     assert expected <= decisions
     if game == "euchre" and not options:
@@ -223,9 +226,9 @@ def _registered_cases():
     from evolve.agents.registry import AGENTS
 
     options = {"spades": {"partnership": True, "bidding": "standard"}, "euchre": {}, "sueca": {}, "jass": {}}
-    cases = [(g, name, options[g]) for name, a in AGENTS.items() for g in a.games]
+    cases = [(g, name, options.get(g, {})) for name, a in AGENTS.items() for g in a.games]
     cases += [
-        (g, f"random:bidder={b}", options[g])
+        (g, f"random:bidder={b}", options.get(g, {}))
         for b in BIDDERS
         for g in BIDDER_GAMES.get(b, ("spades", "euchre", "jass"))
         if b not in ("random", "simple")

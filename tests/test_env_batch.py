@@ -22,8 +22,8 @@ from evolve.runtime.decide import agent
 from evolve.runtime.session import HUMAN, Player, Table, agent_player
 
 GAMES = [("spades", {}), ("euchre", {}), ("sueca", {}), ("jass", {}),
-         ("spades", {"partnership": True, "bidding": "standard"})]
-IDS = ["spades", "euchre", "sueca", "jass", "spades-standard"]
+         ("spades", {"partnership": True, "bidding": "standard"}), ("hearts", {})]
+IDS = ["spades", "euchre", "sueca", "jass", "spades-standard", "hearts"]
 RULES = ("rules",)          # every environment here compiles the one kernel of its game with the rule agents
 OPPONENTS = ["cardcounting", "random", "highlow"]
 

@@ -83,6 +83,10 @@ class Oracle:
         keys = [key(c) for c in cards]
         return keys.index(max(keys))
 
+    def breaks(self, c):
+        """The card lifts the lead restriction (a spade: Spades' ``break_spades``)."""
+        return self.suit(c) == 3
+
     def legal(self, hand, trick, mode, broken, options):
         """Follow the led (effective) suit if possible, else anything."""
         hand = set(hand)
@@ -197,7 +201,49 @@ class JassOracle(Oracle):
 # more examples for a bug hunt: PROPERTY_EXAMPLES=500 pytest tests/test_properties.py
 EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "50"))
 
-ORACLES = {o.name: o for o in (SpadesOracle(), EuchreOracle(), SuecaOracle(), JassOracle())}
+class HeartsOracle(Oracle):
+    """Hearts with OpenSpiel's default options (docs/reference/games.md): the two of clubs
+    leads, no points on the first trick, hearts led only once broken (by a heart or the
+    queen of spades); a heart 1 point, the queen of spades 13, the moon."""
+
+    name = "hearts"
+    faces = "2 3 4 5 6 7 8 9 10 J Q K A".split()
+    QS = 3 * 13 + 10
+    C2 = 0
+    # where the passes go by the dealer: left, right, across, none
+    PASS_TO = {0: 1, 1: 3, 2: 2, 3: 0}
+
+    def trump_suit(self, mode):
+        return None
+
+    def order(self, c, mode):
+        return c % 13
+
+    def points(self, c, mode):
+        return 13 if c == self.QS else (1 if self.suit(c) == 2 else 0)
+
+    def breaks(self, c):
+        return self.suit(c) == 2 or c == self.QS
+
+    def legal(self, hand, trick, mode, broken, options):
+        hand = set(hand)
+        first = len(hand) + len(trick) == 13 and (not trick or self.C2 in trick)
+        if trick:
+            follow = {c for c in hand if self.suit(c) == self.suit(trick[0])}
+            if follow:
+                return follow
+            if first:
+                safe = {c for c in hand if not self.points(c, 0)}
+                return safe or hand
+            return hand
+        if first and self.C2 in hand:
+            return {self.C2}
+        if not broken:
+            return {c for c in hand if self.suit(c) != 2} or hand
+        return hand
+
+
+ORACLES = {o.name: o for o in (SpadesOracle(), EuchreOracle(), SuecaOracle(), JassOracle(), HeartsOracle())}
 
 # option sets per game
 OPTION_SETS = {
@@ -213,6 +259,7 @@ OPTION_SETS = {
     "euchre": [{}, {"stick_the_dealer": True}, {"setup": "fixed_spades"}, {"discard_upcard": False}],
     "sueca": [{}, {"setup": "study"}, {"trump_card": "first"}],
     "jass": [{}, {"match_bonus": True}, {"multipliers": True}, {"match_bonus": True, "multipliers": True}],
+    "hearts": [{}, {"pass_cards": False}],
 }
 
 CASES = [(g, o) for g in GAMES for o in OPTION_SETS.get(g, [{}])]
@@ -252,11 +299,13 @@ def expected_target(game, options):
         return 4
     if game == "spades" and options.get("bidding") == "standard":
         return 500
+    if game == "hearts":
+        return 100
     return 0
 
 
 def n_sides(game, options):
-    return 4 if game == "spades" and not options.get("partnership") else 2
+    return 4 if (game == "spades" and not options.get("partnership")) or game == "hearts" else 2
 
 
 # ======================================================================================
@@ -369,12 +418,24 @@ def replay_deal(r, i, game, options, deck=None):
         else:
             fail(maker == fh and 0 <= calls[0] <= 5 and calls[1] == -1 and trump == calls[0], f"calls {calls} maker "
                                                                                               f"{maker}")
+    elif game == "hearts":
+        fail(trump == 0, "Hearts has one mode, no trump")
+        to = o.PASS_TO[dealer % 4] if options.get("pass_cards", True) else 0
+        passed = [[int(c) for c in r.private[i, 3 * s:3 * s + 3]] for s in range(4)]
+        if to == 0:
+            fail(all(c == -1 for p in passed for c in p), f"no pass this deal, but {passed}")
+        else:
+            for s in range(4):
+                fail(len(set(passed[s])) == 3 and set(passed[s]) <= hands[s], f"seat {s} passes {passed[s]}")
+            hands = [(hands[s] - set(passed[s])) | set(passed[(s - to) % 4]) for s in range(4)]
+        first = next(s for s in range(4) if o.C2 in hands[s])
     else:  # pragma: no cover
         pytest.fail(f"no oracle for game {game}")
     fail(int(r.first_leader[i]) == first, f"first leader {int(r.first_leader[i])}, expected {first}")
     # ----- the play ----------------------------------------------------------------
     tricks = [0] * 4
     points = [0, 0]
+    taken = [0] * 4       # Hearts: the points each seat takes
     if r.plays is not None:
         n_active = 3 if out >= 0 else 4
         plays = [int(c) for c in r.plays[i]]
@@ -398,13 +459,16 @@ def replay_deal(r, i, game, options, deck=None):
                 cards.append(c)
                 seat = (seat + 1) % 4
             fail(out not in seats, "the sitting-out partner played")
-            if any(o.suit(c) == 3 for c in cards):
+            if any(o.breaks(c) for c in cards):
                 broken = True
             w = seats[o.winner_pos(cards, trump)]
             fail(int(r.winners[i, t]) == w, f"trick {t} {cards} won by {int(r.winners[i, t])}, oracle says {w}")
             tricks[w] += 1
             pts = sum(o.points(c, trump) for c in cards) + (o.last_bonus if t == T - 1 else 0)
-            points[w % 2] += pts
+            if game == "hearts":
+                taken[w] += pts
+            else:
+                points[w % 2] += pts
             leader = w
         fail(all(not h for s, h in enumerate(held) if s != out), f"cards held but never played: {held}")
         if out >= 0:
@@ -491,6 +555,13 @@ def replay_deal(r, i, game, options, deck=None):
         m = o.MULTIPLIER[trump] if options.get("multipliers") else 1
         exp = [rp[0] * m, rp[1] * m]
         fail(score == exp, f"score {score}, expected points x {m} = {exp}")
+    elif game == "hearts":
+        fail(rp == [0, 0], f"Hearts has no side points: {rp}")
+        fail(sum(score) in (-26, -78), f"the scores {score} give away 26 points, or 78 after a moon")
+        if r.plays is not None:
+            moon = [s for s in range(4) if taken[s] == 26]
+            exp = [0 if s in moon else -26 for s in range(4)] if moon else [-x for x in taken]
+            fail(score == exp, f"score {score}, expected minus the points taken {exp}")
 
 
 def check_games(r, game, options):
@@ -524,7 +595,9 @@ def check_games(r, game, options):
                     cur[s] -= 100
         assert r.game_score[i].tolist() == cur, f"deal {i}: game score {r.game_score[i].tolist()}, expected {cur}"
         best = max(cur)
-        if best >= target and cur.count(best) == 1:
+        # Hearts: the score is minus the points; a seat at 100 points ends the game
+        reached = min(cur) <= -target if game == "hearts" else best >= target
+        if reached and cur.count(best) == 1:
             assert int(r.game_winner[i]) == cur.index(best), f"deal {i}: the game ends with {cur}"
             gid += 1
             cur = [0] * ns

@@ -35,6 +35,7 @@ from evolve.core.errors import UsageError
 from evolve.core.stats import paired_difference
 from evolve.games.bits import has
 from evolve.games.hooks import legal_cards
+from evolve.games.registry import GAMES as REGISTERED
 from evolve.games.registry import make_game
 from evolve.games.rules import P_BUUR_RANK, P_N_RANKS, suit_of, trump_of
 from evolve.games.state import ALONE, CALLS, HISTORY, MAKER, N_ACTIVE, NPLAYED, PLAYED_BY, TRICK, UPCARD, VOIDS
@@ -67,6 +68,8 @@ def positions(game_name: str, n_deals: int, seed: int, seats="random:bidder=simp
         if mode < 0:
             continue
         hands = [set(int(c) for c in r.hands[i, s]) for s in range(4)]
+        if g.name != "euchre":      # the cards held for the play (after the Hearts pass)
+            hands = [set(h) for h in g.protocol.recorded_held(r, i)]
         dealer = int(r.dealer[i])
         out = -1
         extra = {"kitty": set(int(c) for c in r.rest[i])}
@@ -224,6 +227,7 @@ GAMES = [
     ("sueca", {}),
     ("sueca", {"setup": "study"}),
     ("jass", {}),
+    ("hearts", {}),
 ]
 
 
@@ -484,7 +488,7 @@ def test_mc_variants_and_options():
         with pytest.raises(UsageError):
             parse_seat(bad, g)
     for name in ("mc", "dmcts", "ismcts"):
-        assert AGENTS[name].games == ("spades", "euchre", "sueca", "jass")
+        assert AGENTS[name].games == tuple(REGISTERED)
         assert AGENTS[name].options["bidder"].default == "default"      # the game's rule-based bidder
 
 

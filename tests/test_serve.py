@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from evolve.games.registry import GAMES
 from evolve.server.app import create_app
 from evolve.server.policy import Limits
 
@@ -46,7 +47,7 @@ def test_agents_lists_registered_agents_and_champions(client):
     assert any(c["seat"] == "champion:jass_markov" and c["game"] == "jass" for c in d["champions"])
     assert not any("/" in c["seat"] for c in d["champions"])
     assert d["limits"]["max_deals"] == 1000 and d["limits"]["remote_bots"] is False
-    assert d["games"]["jass"]["cards"][0] == "6D" and set(d["games"]) == {"spades", "euchre", "sueca", "jass"}
+    assert d["games"]["jass"]["cards"][0] == "6D" and set(d["games"]) == set(GAMES)
 
 
 def test_play_a_deal_hint_and_log(client):

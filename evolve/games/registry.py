@@ -16,6 +16,7 @@ import numpy as np
 
 from evolve.core.errors import UsageError
 from evolve.games.euchre import game as euchre
+from evolve.games.hearts import game as hearts
 from evolve.games.info import GameInfo
 from evolve.games.jass import game as jass
 from evolve.games.options import resolve_options
@@ -24,7 +25,7 @@ from evolve.games.rules import P_PARTNERSHIP, P_TARGET
 from evolve.games.spades import game as spades
 from evolve.games.sueca import game as sueca
 
-MODULES = (spades, euchre, sueca, jass)
+MODULES = (spades, euchre, sueca, jass, hearts)
 GAMES: dict[str, GameInfo] = {m.INFO.name: m.INFO for m in MODULES}
 KERNELS = {m.INFO.game_id: m for m in MODULES}   # rules[P_GAME] -> the module with its deal kernels
 
@@ -48,7 +49,7 @@ class Game:
 
     @property
     def n_sides(self) -> int:
-        """2 for partnership games, 4 for cut-throat Spades."""
+        """2 for partnership games, 4 for cut-throat Spades and Hearts."""
         return 2 if self.partnership else 4
 
     @property
