@@ -177,6 +177,11 @@ def test_the_arena_and_the_matrix_report_the_points_and_the_pass():
     assert "hand score (minus the points taken) per deal" in md
     better = m["cells"][0][1]["diff_points"]
     assert better["low"] > 0          # hearts_rules in one seat scores above random in the other three
+    # games to 100 between one seat and three: an equal player wins a quarter, the heatmap's centre
+    from evolve.evaluate.matrix import headline
+
+    games = strategy_matrix("hearts", ["random"], count=20, seed=1)
+    assert headline(games["cells"][0][0])[4] == 25.0
 
 
 def test_a_tricks_fitness_is_refused_for_hearts(tmp_path):

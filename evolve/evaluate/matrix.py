@@ -284,6 +284,8 @@ def _summarize(g, a, b, seed, store, passes, n, game_list, blocks, n_games) -> d
             "target": g.target, "requested": n_games, "completed": k, "a_wins": wins, "b_wins": k - wins,
             "rate": rate, "low": lo, "high": hi,
         }
+        if g.n_sides != 2:      # one seat against three: an equal player wins a quarter of the games
+            out["games"]["fair_rate"] = 1.0 / g.n_sides
     if store.fields[0]["decks"] and store.fields[0]["decks"][0] is not None:
         out["_decks"] = store.get(0, "decks")
     return out
@@ -334,7 +336,8 @@ def headline(cell: dict) -> tuple[str, float, float, float, float]:
     """The figure a matrix cell shows: (label, value, low, high, neutral centre)."""
     if "games" in cell and cell["games"]["completed"]:
         gm = cell["games"]
-        return "games won by row %", 100 * gm["rate"], 100 * gm["low"], 100 * gm["high"], 50.0
+        return ("games won by row %", 100 * gm["rate"], 100 * gm["low"], 100 * gm["high"],
+                100 * gm.get("fair_rate", 0.5))
     if cell.get("share_of_points") and "percent_points" in cell:
         c = cell["percent_points"]["per_deal"]
         return "row % of points", c["mean"], c["low"], c["high"], 50.0
@@ -486,7 +489,10 @@ def heatmap(matrix: dict, path: Path) -> Path:
     finite = vals[np.isfinite(vals)]
     span = float(np.max(np.abs(finite - centre))) if finite.size else 1.0
     span = span if span > 0 else 1.0
-    norm = TwoSlopeNorm(vcenter=centre, vmin=centre - span, vmax=centre + span)
+    low, high = centre - span, centre + span
+    if "%" in label:        # a share stays within 0..100 (its centre is 25 where one seat plays three)
+        low, high = max(low, min(0.0, centre - 1.0)), min(high, max(100.0, centre + 1.0))
+    norm = TwoSlopeNorm(vcenter=centre, vmin=low, vmax=high)
     size = max(4.0, 0.9 * n + 2.5)
     fig, ax = plt.subplots(figsize=(size + 1.2, size))
     im = ax.imshow(vals, cmap="RdBu", norm=norm)
@@ -499,7 +505,7 @@ def heatmap(matrix: dict, path: Path) -> Path:
         for j in range(n):
             v = vals[i, j]
             if np.isfinite(v):
-                dark = abs(v - centre) > 0.6 * span
+                dark = (v - centre) / ((high if v >= centre else low) - centre) > 0.6
                 ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=8,
                         color="white" if dark else "black")
     fig.colorbar(im, ax=ax, label=label)
