@@ -289,25 +289,10 @@ class HeartsProtocol(Protocol):
     def trump_implied(self, state):
         return True
 
-    def check_upcard(self, upcard, seat, hand, trump):
-        if upcard != -1:
-            raise ProtocolError(f"upcard={upcard!r} is invalid for hearts; expected -1 (no turned card)")
-        return -1
-
     def recorded_actions(self, result, i):
         if not pass_offset(self.rules, int(result.dealer[i])):
             return []
         return [(k // N_PASSED, int(result.private[i, k])) for k in range(4 * N_PASSED)]
-
-    def recorded_held(self, result, i):
-        """Each seat's cards when the play starts: the dealt ones after the pass."""
-        hands = [sorted(int(c) for c in result.hands[i, s]) for s in range(4)]
-        offset = pass_offset(self.rules, int(result.dealer[i]))
-        if offset:
-            passed = [[int(c) for c in result.private[i, N_PASSED * s:N_PASSED * (s + 1)]] for s in range(4)]
-            hands = [sorted([c for c in hands[s] if c not in passed[s]] + passed[(s - offset) % 4])
-                     for s in range(4)]
-        return hands
 
     def running_score(self, pub):
         return tuple(int(x) for x in pub[SIDE_POINTS:SIDE_POINTS + 4])
@@ -325,9 +310,6 @@ class HeartsProtocol(Protocol):
             k = state.args["k"]
             return -k, f"less the {k} passed"
         return 0, ""
-
-    def action_name(self, decision, action):
-        return self.info.card_name(int(action))
 
 
 INFO = GameInfo(
