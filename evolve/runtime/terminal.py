@@ -13,6 +13,8 @@ from evolve.runtime.session import BotError, Table
 
 DECISION_TEXT = {"card": "Your card", "discard": "Discard a card", "bid": "Your bid", "order": "Order up or pass",
                  "call": "Name trump or pass", "alone": "Go alone?", "trump": "Choose trump"}
+# how the log line of a private decision reads ("you: passes QS", "seat 2: discards a card (face down)")
+PRIVATE_VERBS = {"discard": "discards", "pass": "passes"}
 
 
 class Terminal:
@@ -70,7 +72,8 @@ class Terminal:
     def call_text(self, a: dict) -> str:
         """A call as the seats at the table see it (another seat's discard stays face down)."""
         if a["decision"] in self.t.game.protocol.private_decisions:
-            return f"discards {a['name']}" if a["seat"] in self.me else "discards a card (face down)"
+            verb = PRIVATE_VERBS.get(a["decision"], a["decision"])
+            return f"{verb} {a['name']}" if a["seat"] in self.me else f"{verb} a card (face down)"
         if a["decision"] == "alone":
             return "goes alone" if a["name"] == "alone" else "plays with the partner"
         return a["name"]
